@@ -1,0 +1,272 @@
+"""The catalogue of finding codes: one entry per code, with its documentation.
+
+Codes are the shared vocabulary of `check`, `explain` and `report` (DESIGN.md). They are stable:
+add new ones, never rename one. `gpudoctor codes CODE` prints an entry; docs/findings.md is
+generated from this file (tests/test_codes.py keeps the two in step).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Optional
+
+from .model import Finding, Layer, Severity
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    code: str
+    layer: Layer
+    severity: Severity  # the usual severity; a rule may lower it where the cost is smaller
+    title: str
+    meaning: str  # what it means, and why it matters
+    detection: str  # how gpudoctor detects it
+    remedy: str  # how it is fixed, in general terms (findings carry the tailored commands)
+
+
+def _c(code: str, layer: Layer, severity: Severity, title: str, meaning: str, detection: str, remedy: str) -> CodeInfo:
+    return CodeInfo(code, layer, severity, title, meaning, detection, remedy)
+
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+L = Layer
+
+CATALOG: Dict[str, CodeInfo] = {
+    c.code: c
+    for c in [
+        # -- hardware ------------------------------------------------------------------------
+        _c("no-nvidia-gpu", L.HARDWARE, I, "No NVIDIA GPU on this machine",
+           "No NVIDIA display or 3D controller is on the PCI bus, and no driver reports one. "
+           "Frameworks will run on the CPU. This is a fact, not a fault.",
+           "Reads /sys/bus/pci/devices/*/vendor (0x10de) and class (0x03xxxx); on WSL2 the GPU "
+           "is not on the PCI bus, so /dev/dxg and the WSL driver libraries are checked instead.",
+           "Nothing to fix on a CPU machine. In a VM or cloud instance, make sure a GPU is "
+           "attached (PCI passthrough, an instance type with a GPU)."),
+        # -- kernel driver -------------------------------------------------------------------
+        _c("driver-not-loaded", L.KERNEL_DRIVER, E, "NVIDIA GPU present but the kernel driver is not loaded",
+           "The GPU is on the PCI bus, but the nvidia kernel module is not loaded, so no program "
+           "can use it. Common after a kernel update (module not built for the new kernel), with "
+           "Secure Boot refusing an unsigned module, or when nouveau holds the card.",
+           "An NVIDIA device in /sys/bus/pci while /proc/driver/nvidia/version is absent and "
+           "/sys/module/nvidia is not there; cuInit returning 100 or NVML 'Driver Not Loaded' confirm it.",
+           "Install or rebuild the driver for the running kernel (DKMS), check `dmesg | grep -i nvidia`, "
+           "blacklist nouveau, sign the module or disable Secure Boot, then reboot."),
+        _c("device-nodes-missing", L.KERNEL_DRIVER, E, "/dev/nvidia* device nodes are missing or not accessible",
+           "The driver is loaded but the device files programs open (/dev/nvidiactl, /dev/nvidiaN) "
+           "are missing or this user cannot open them. Typical in a container started without GPU "
+           "access, or when the nodes were never created.",
+           "Lists /dev/nvidia* under GPUDOCTOR_SYSROOT and tries to open each one read-write.",
+           "In a container: run with `--gpus all` (Docker) and the NVIDIA Container Toolkit. On a host: "
+           "run `nvidia-modprobe` or `nvidia-smi` once as root, or add the user to the group that owns the nodes."),
+        _c("uvm-not-loaded", L.KERNEL_DRIVER, E, "nvidia_uvm is not loaded (/dev/nvidia-uvm missing)",
+           "CUDA needs the nvidia_uvm module and /dev/nvidia-uvm. Without it, nvidia-smi works but "
+           "every CUDA program fails at initialisation (often error 999 or 'unknown error').",
+           "nvidia is loaded but /sys/module/nvidia_uvm or /dev/nvidia-uvm is absent.",
+           "Run `sudo modprobe nvidia-uvm` (or `sudo nvidia-modprobe -u -c=0`) on the host; in a container, "
+           "fix it on the host and restart the container."),
+        _c("wsl-driver-misconfigured", L.KERNEL_DRIVER, E, "WSL2 GPU support is not set up correctly",
+           "Under WSL2 the Windows driver provides CUDA through /dev/dxg and /usr/lib/wsl/lib. A Linux "
+           "driver installed inside WSL, or a missing /usr/lib/wsl/lib, breaks it.",
+           "WSL2 detected (kernel release or /proc/version mentions microsoft); /dev/dxg or "
+           "/usr/lib/wsl/lib/libcuda.so is missing, or libcuda.so.1 resolves outside /usr/lib/wsl/lib.",
+           "Install the NVIDIA driver on Windows only; never install a Linux display driver inside WSL. "
+           "Remove stray libcuda copies and run `wsl --update`."),
+        # -- user-space driver ---------------------------------------------------------------
+        _c("libcuda-missing", L.USERSPACE_DRIVER, E, "libcuda.so.1 (the CUDA driver library) cannot be loaded",
+           "libcuda.so.1 is installed by the NVIDIA driver, not by CUDA toolkits or pip wheels. "
+           "Without it nothing can run on the GPU.",
+           "dlopen('libcuda.so.1') in a child process; the dlerror text is kept.",
+           "Install the NVIDIA driver's user-space libraries (they must match the kernel module's version). "
+           "In a container, use the NVIDIA Container Toolkit, which mounts them."),
+        _c("nvml-driver-mismatch", L.USERSPACE_DRIVER, E, "Driver/library version mismatch (upgrade without reboot)",
+           "The user-space driver libraries were upgraded but the old kernel module is still loaded. "
+           "NVML and CUDA refuse to work until they match.",
+           "NVML initialisation fails with 'Driver/library version mismatch', or the version in "
+           "/proc/driver/nvidia/version differs from the one libcuda/NVML report.",
+           "Reboot. Or, with no GPU process running, reload the modules: "
+           "`sudo rmmod nvidia_uvm nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia nvidia_uvm`."),
+        _c("cuda-init-failed", L.USERSPACE_DRIVER, E, "cuInit failed: the CUDA driver cannot initialise",
+           "cuInit is the first call any CUDA program makes. When it fails, every framework fails.",
+           "cuInit(0) in a child process; the CUresult number and name are kept.",
+           "Depends on the error: see the detail, which names the error and its usual cause."),
+        # -- visibility ----------------------------------------------------------------------
+        _c("no-visible-gpu", L.VISIBILITY, E, "GPUs exist but none is visible to CUDA programs",
+           "CUDA_VISIBLE_DEVICES hides every GPU (empty, -1, or an invalid first entry).",
+           "Parses CUDA_VISIBLE_DEVICES the way the CUDA driver does and maps it to the GPUs NVML sees.",
+           "Unset CUDA_VISIBLE_DEVICES, or set it to the GPUs you want (e.g. `export CUDA_VISIBLE_DEVICES=0`)."),
+        _c("invalid-visible-devices", L.VISIBILITY, W, "CUDA_VISIBLE_DEVICES has an entry CUDA ignores",
+           "CUDA reads CUDA_VISIBLE_DEVICES left to right and stops at the first entry that is not a "
+           "valid index or UUID; everything after it is silently dropped, and a duplicate is an error.",
+           "Parses the variable with CUDA's rules and compares with the GPUs present.",
+           "Set CUDA_VISIBLE_DEVICES to a comma-separated list of valid indices or UUIDs (`nvidia-smi -L`)."),
+        _c("invalid-device-ordinal", L.VISIBILITY, E, "A device ordinal that does not exist is requested",
+           "A program asked for cuda:N but only fewer devices are visible.",
+           "From logs ('invalid device ordinal') or when CUDA_VISIBLE_DEVICES names no existing GPU.",
+           "Use an ordinal below the visible device count; remember CUDA_VISIBLE_DEVICES renumbers from 0."),
+        _c("misspelled-env-var", L.VISIBILITY, W, "A look-alike of a CUDA environment variable is set",
+           "A misspelled variable (CUDA_VISIBLE_DIVICES, cuda_visible_devices, ...) has no effect: "
+           "every GPU stays visible although you meant to restrict them.",
+           "Compares each environment variable name with the names CUDA reads (case and edit distance).",
+           "Unset the misspelled name and set the real one."),
+        _c("device-order-differs", L.VISIBILITY, W, "CUDA and nvidia-smi number the GPUs differently",
+           "CUDA orders devices fastest first by default, nvidia-smi by PCI bus id. On a machine with "
+           "different GPU models, cuda:0 may not be GPU 0 of nvidia-smi.",
+           "CUDA_DEVICE_ORDER is not PCI_BUS_ID and the GPUs differ in model.",
+           "`export CUDA_DEVICE_ORDER=PCI_BUS_ID` so both agree."),
+        _c("gpu-memory-full", L.VISIBILITY, W, "GPU memory is (almost) full",
+           "Another process holds most of this GPU's memory; creating a CUDA context there fails with "
+           "CUDA_ERROR_OUT_OF_MEMORY. An error when every visible GPU is full.",
+           "NVML memory info and compute processes per GPU.",
+           "Use GPUs with free memory (the fix prints the CUDA_VISIBLE_DEVICES value), or stop the "
+           "processes holding the memory."),
+        # -- CUDA libraries ------------------------------------------------------------------
+        _c("cuda-library-missing", L.CUDA_LIBRARIES, E, "A CUDA library a framework needs cannot be found",
+           "A framework dlopens CUDA libraries by soname (libcublas.so.12, ...). If none is on the "
+           "loader's path, it falls back to the CPU or fails.",
+           "Searches the way frameworks do: pip nvidia/*/lib wheels, conda $PREFIX/lib, LD_LIBRARY_PATH, "
+           "the ldconfig cache, CUDA_HOME and /usr/local/cuda*; dlopen in a child process for the dlerror.",
+           "Install the library for the right CUDA major (pip nvidia-* wheels or the CUDA toolkit) or put "
+           "its folder on LD_LIBRARY_PATH."),
+        _c("cuda-version-mismatch", L.CUDA_LIBRARIES, E, "The CUDA runtime found is not the one the framework was built for",
+           "A framework built for CUDA X.Y dlopens libcudart.so.X.Y (old TensorFlow) or libcudart.so.X; "
+           "another version does not satisfy it.",
+           "Joins the framework's build facts with the libraries found.",
+           "Install the CUDA version the framework needs, or the framework build that matches your CUDA."),
+        _c("cudnn-missing", L.CUDA_LIBRARIES, E, "cuDNN is not found",
+           "The framework needs libcudnn.so.N and none is on the loader's path.",
+           "Library search for libcudnn.so.N for the major the framework needs.",
+           "Install cuDNN for that major (pip nvidia-cudnn-cuXX or conda cudnn)."),
+        _c("cudnn-version-mismatch", L.CUDA_LIBRARIES, E, "cuDNN version does not match the framework's",
+           "The cuDNN found is another major than the framework dlopens, or (TensorFlow) an older minor "
+           "than it was compiled with.",
+           "Joins cudnnGetVersion with the framework's build facts.",
+           "Install the cuDNN version the framework was built with."),
+        _c("multiple-cuda-installs", L.CUDA_LIBRARIES, W, "Several copies of a CUDA library shadow each other",
+           "The same soname is found in several places; which one a program gets depends on "
+           "LD_LIBRARY_PATH, RPATH and load order, so two programs can load different versions.",
+           "Every copy found by the library search, with its real path, version and how it was found.",
+           "Remove the copies you do not need, or take the stale folder off LD_LIBRARY_PATH."),
+        _c("ptxas-missing", L.CUDA_LIBRARIES, W, "ptxas is not found",
+           "TensorFlow's XLA and JAX compile PTX with ptxas; without it they fall back or fail.",
+           "Looks for ptxas on PATH, in CUDA_HOME and in the nvidia-cuda-nvcc wheel.",
+           "Install the nvidia-cuda-nvcc wheel or the CUDA toolkit and put its bin folder on PATH."),
+        _c("libdevice-missing", L.CUDA_LIBRARIES, W, "libdevice is not found",
+           "XLA needs libdevice.10.bc to compile kernels.",
+           "Looks for nvvm/libdevice/libdevice.10.bc in the CUDA installations found.",
+           "Install the nvidia-cuda-nvcc wheel or set XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda."),
+        # -- compatibility -------------------------------------------------------------------
+        _c("driver-too-old", L.COMPATIBILITY, E, "The NVIDIA driver is too old for this CUDA runtime",
+           "Each CUDA runtime needs a minimum driver (with minor-version compatibility, a CUDA 12.x "
+           "runtime runs on any 12.x-capable driver, except for PTX JIT). An older driver gives "
+           "'CUDA driver version is insufficient for CUDA runtime version' (error 35).",
+           "Compares the driver's CUDA version (cuDriverGetVersion / NVML) with the runtimes found "
+           "and the compat tables.",
+           "Upgrade the driver to at least the version named, or install a framework build for an older CUDA."),
+        _c("gpu-arch-unsupported", L.COMPATIBILITY, E, "The framework build has no kernels for this GPU",
+           "The GPU's compute capability is not in the build's arch list and no PTX in it can be "
+           "JIT-compiled ('no kernel image is available for execution on the device').",
+           "Compares the GPU's compute capability with the framework build's arch list.",
+           "Install a build that supports this GPU (named in the fix)."),
+        _c("python-unsupported", L.COMPATIBILITY, E, "This Python version is not supported by the framework release",
+           "The framework release publishes no wheels for this Python.",
+           "Compares the target interpreter's version with the compat tables.",
+           "Use a Python version the release supports, or a release that supports your Python."),
+        _c("platform-unsupported", L.COMPATIBILITY, E, "GPU support is not available on this platform",
+           "For example TensorFlow >= 2.11 has no GPU support on native Windows, CUDA is not on macOS.",
+           "Platform facts joined with the compat tables.",
+           "Use WSL2 on Windows, or a supported platform."),
+        _c("recommendation", L.COMPATIBILITY, I, "Newest builds this machine can run",
+           "The newest framework builds that the driver, GPU and Python can run.",
+           "From the compat tables.",
+           "The commands are in the finding."),
+        # -- framework -----------------------------------------------------------------------
+        _c("cpu-only-build", L.FRAMEWORK, E, "A CPU-only framework build is installed on a GPU machine",
+           "torch `+cpu`, tensorflow-cpu and similar builds can never use the GPU.",
+           "The framework's version.py/build_info.py and distribution metadata.",
+           "Install the CUDA build (the command is in the finding)."),
+        _c("conflicting-packages", L.FRAMEWORK, E, "Packages that conflict are installed together",
+           "tensorflow + tensorflow-gpu, two torch distributions, mixed -cu11/-cu12 nvidia wheels: "
+           "the files of one overwrite the other's.",
+           "Installed distributions from metadata.",
+           "Uninstall all of them and install one."),
+        _c("framework-import-failed", L.FRAMEWORK, E, "The framework cannot be imported",
+           "Importing the framework raised, crashed or hung.",
+           "Imports the framework in a child process of the target interpreter with a timeout.",
+           "See the traceback in the finding."),
+        _c("framework-gpu-not-detected", L.FRAMEWORK, E, "The framework does not see the GPU",
+           "The driver layer sees a GPU, but the framework reports none.",
+           "Framework device queries in a child process, joined with the driver facts.",
+           "Fix the lower-layer cause named in caused_by."),
+        # -- runtime test --------------------------------------------------------------------
+        _c("gpu-op-failed", L.RUNTIME_TEST, E, "A tiny operation on the GPU failed",
+           "Creating a context, copying memory or running a kernel failed.",
+           "A vector add through the CUDA driver API (and a tiny op per framework).",
+           "See the error in the finding."),
+        _c("gpu-op-wrong-result", L.RUNTIME_TEST, E, "The GPU computed a wrong result",
+           "A tiny operation ran but its result differs from the CPU's: a faulty GPU, driver or build.",
+           "Compares the GPU result with the CPU result within a stated tolerance.",
+           "Update the driver; if it persists, check the GPU's health (`nvidia-smi -q -d ECC`)."),
+        _c("cudnn-unacceptable", L.RUNTIME_TEST, E, "PyTorch refuses the cuDNN it loaded",
+           "torch.backends.cudnn.is_acceptable() is False: the cuDNN loaded is incompatible.",
+           "torch.backends.cudnn.is_acceptable on a tiny CUDA tensor.",
+           "Install the cuDNN wheel version torch pins."),
+        _c("probe-timeout", L.RUNTIME_TEST, E, "A probe did not finish in time",
+           "A probe (driver init, a framework import, a GPU op) hung. The report names it.",
+           "Each probe runs in a child process with a timeout.",
+           "Look for a hung driver (`dmesg`), a GPU in a bad state, or a slow file system; raise --timeout."),
+        _c("probe-crashed", L.RUNTIME_TEST, E, "A probe crashed",
+           "A probe's child process died from a signal (segfault) or exited without an answer.",
+           "Each probe runs in a child process; its exit status and stderr are kept.",
+           "See the detail; a crash inside a driver library often means mismatched driver files."),
+        # -- logs only -----------------------------------------------------------------------
+        _c("not-environment", L.LOGS, I, "The log shows a bug in the program, not in the install",
+           "The error (a device-side assert, out of memory during training, a state-dict key mismatch) "
+           "comes from the user's code or data, not from the GPU environment.",
+           "gpudoctor explain recognises the message.",
+           "Debug the program; the finding points at where to look."),
+    ]
+}
+
+
+def info(code: str) -> CodeInfo:
+    return CATALOG[code]
+
+
+def make_finding(
+    code: str,
+    detail: str,
+    *,
+    evidence: Optional[Dict[str, Any]] = None,
+    fix: Optional[Iterable[str]] = None,
+    caused_by: Optional[str] = None,
+    title: Optional[str] = None,
+    severity: Optional[Severity] = None,
+) -> Finding:
+    """Build a finding whose code, layer and default title come from the catalogue."""
+    entry = CATALOG[code]  # a KeyError here is a programming error: codes must be catalogued
+    return Finding(
+        code=code,
+        severity=severity or entry.severity,
+        layer=entry.layer,
+        title=title or entry.title,
+        detail=detail,
+        evidence=dict(evidence or {}),
+        fix=list(fix or []),
+        caused_by=caused_by,
+    )
+
+
+def render_markdown(entries: Optional[List[CodeInfo]] = None) -> str:
+    """docs/findings.md: every code in ruff's fixed shape."""
+    lines = ["# Finding codes", "",
+             "Generated from `gpudoctor/codes.py` (`gpudoctor codes --markdown`). Codes are stable.", ""]
+    for layer in Layer:
+        group = [e for e in (entries or CATALOG.values()) if e.layer == layer]
+        if not group:
+            continue
+        lines += [f"## {layer.label}", ""]
+        for e in group:
+            lines += [f"### `{e.code}` ({e.severity.value})", "", f"**{e.title}**", "",
+                      f"- What it means: {e.meaning}", f"- How it is detected: {e.detection}",
+                      f"- How to fix: {e.remedy}", ""]
+    return "\n".join(lines)
