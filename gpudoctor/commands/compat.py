@@ -121,6 +121,7 @@ def _driver(driver: str, python: Optional[str], cc: Optional[str], os: str) -> D
 def _render(ans: Dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     con = Console()
     q = ans["query"]
@@ -129,19 +130,19 @@ def _render(ans: Dict[str, Any]) -> None:
         for plat in ("linux", "windows"):
             row = ans[plat]
             if row:
-                con.print(f"  {plat:8} {row['package']}-{row['version']}: CUDA {row['cuda']}, cuDNN {row['cudnn']} ({row['compiler']})")
+                con.print(f"  {plat:8} {row['package']}-{row['version']}: CUDA {row['cuda']}, cuDNN {row['cudnn']} ({row['compiler']})", markup=False)
             elif plat == "windows":
-                con.print("  windows  no native-Windows GPU build (TensorFlow >= 2.11: use WSL2)")
+                con.print("  windows  no native-Windows GPU build (TensorFlow >= 2.11: use WSL2)", markup=False)
         if ans["and_cuda"]:
             a = ans["and_cuda"]
-            con.print(f"  wheels   {a['command']}  -> CUDA runtime {a['cuda_runtime']}, cuDNN {a['cudnn']}")
+            con.print(f"  wheels   {a['command']}  -> CUDA runtime {a['cuda_runtime']}, cuDNN {a['cudnn']}", markup=False)
     elif q == "torch":
         con.print(f"[bold]PyTorch {ans['version']}[/bold]  Python {', '.join(ans['python']) or 'unknown'}  "
                   f"default (PyPI) variant: {ans['default_variant'] or 'unknown'}")
         t = Table("variant", "CUDA", "cuDNN", "arch list", "install")
         for v in ans["variants"]:
-            t.add_row(v["name"] + (" (exp.)" if v["experimental"] else ""), v["cuda"], v["cudnn"] or "?",
-                      " ".join(v["arch_list"]) if v["arch_list"] else "unknown", v["command"])
+            t.add_row(Text(v["name"] + (" (exp.)" if v["experimental"] else "")), v["cuda"], v["cudnn"] or "?",
+                      Text(" ".join(v["arch_list"]) if v["arch_list"] else "unknown"), Text(v["command"], overflow="fold"))
         con.print(t)
     elif q == "cuda":
         con.print(f"[bold]CUDA {ans['version']}[/bold]")
@@ -149,23 +150,23 @@ def _render(ans: Dict[str, Any]) -> None:
             if o in ans:
                 d = ans[o]
                 mvc = d["minor_version_compat_driver"] or "n/a (before CUDA 11)"
-                con.print(f"  {o:8} toolkit driver >= {d['toolkit_driver'] or 'N/A'}; minor version compatibility >= {mvc}")
+                con.print(f"  {o:8} toolkit driver >= {d['toolkit_driver'] or 'N/A'}; minor version compatibility >= {mvc}", markup=False)
         if ans.get("limits"):
-            con.print("  limits of minor version compatibility:")
+            con.print("  limits of minor version compatibility:", markup=False)
             for lim in ans["limits"]:
-                con.print(f"    - {lim}")
+                con.print(f"    - {lim}", markup=False)
         b = ans["build_archs"]
-        con.print(f"  builds for compute capability >= {b['min_compute_capability']}" if b else "  build archs: unknown")
+        con.print(f"  builds for compute capability >= {b['min_compute_capability']}" if b else "  build archs: unknown", markup=False)
     elif q == "gpu":
         con.print(f"[bold]{ans['matched']}[/bold]: compute capability {ans['compute_capability']}, "
                   f"{ans['architecture'] or 'architecture unknown'} ({ans['kind']})")
     elif q == "driver":
         con.print(f"[bold]Driver {ans['driver']}[/bold] ({ans['os']})")
-        con.print(f"  newest CUDA runtime: {ans['newest_cuda'] or 'none known'} (full toolkit features: {ans['newest_cuda_full'] or 'none known'})")
+        con.print(f"  newest CUDA runtime: {ans['newest_cuda'] or 'none known'} (full toolkit features: {ans['newest_cuda_full'] or 'none known'})", markup=False)
         tb = ans["torch"]
-        con.print(f"  newest PyTorch: {tb['version']} {tb['variant']}  →  {tb['command']}" if tb else "  newest PyTorch: none in the tables")
+        con.print(f"  newest PyTorch: {tb['version']} {tb['variant']}  →  {tb['command']}" if tb else "  newest PyTorch: none in the tables", markup=False)
         tf = ans["tensorflow"]
-        con.print(f"  newest TensorFlow: {tf['version']} (CUDA {tf['cuda']})  →  {tf['command']}" if tf else "  newest TensorFlow: none in the tables")
+        con.print(f"  newest TensorFlow: {tf['version']} (CUDA {tf['cuda']})  →  {tf['command']}" if tf else "  newest TensorFlow: none in the tables", markup=False)
 
 
 def run(args: argparse.Namespace) -> int:
