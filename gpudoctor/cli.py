@@ -9,7 +9,7 @@ from typing import List, Optional
 
 from . import __version__
 
-COMMANDS = ["check", "codes"]
+COMMANDS = ["check", "compat", "codes"]
 
 
 def build_parser() -> argparse.ArgumentParser:
