@@ -68,6 +68,11 @@ def codes(facts: Facts) -> List[str]:
     return [f.code for f in diagnose(facts)]
 
 
+def problems(facts: Facts) -> List[str]:
+    """Codes of the errors and warnings: what a healthy machine must not have."""
+    return [f.code for f in diagnose(facts) if f.severity.value != "info"]
+
+
 def finding(facts: Facts, code: str):
     matches = [f for f in diagnose(facts) if f.code == code]
     assert matches, f"no {code} finding; got {codes(facts)}"

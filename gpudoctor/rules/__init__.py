@@ -6,7 +6,7 @@ from typing import List, Optional
 
 from ..facts import Facts
 from ..model import Finding
-from . import hardware, kernel_driver, runtime_test, userspace_driver, visibility
+from . import compatibility, hardware, kernel_driver, runtime_test, userspace_driver, visibility
 from .base import Prior, Rule
 
 RULES: List[Rule] = [
@@ -14,6 +14,7 @@ RULES: List[Rule] = [
     *kernel_driver.RULES,
     *userspace_driver.RULES,
     *visibility.RULES,
+    *compatibility.RULES,
     *runtime_test.RULES,
 ]
 

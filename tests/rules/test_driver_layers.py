@@ -2,11 +2,11 @@
 
 from gpudoctor.facts.driver import DeviceNode
 from gpudoctor.model import Severity
-from tests.factories import codes, finding, gpu_machine, no_gpu_machine
+from tests.factories import codes, finding, problems, gpu_machine, no_gpu_machine
 
 
 def test_healthy_four_gpu_machine_has_no_findings():
-    assert codes(gpu_machine()) == []
+    assert problems(gpu_machine()) == []
 
 
 def test_no_gpu_machine_is_info_only():

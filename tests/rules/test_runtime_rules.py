@@ -2,14 +2,14 @@
 
 from gpudoctor.facts.probe_status import ProbeStatus
 from gpudoctor.facts.runtime import DeviceOpResult
-from tests.factories import codes, finding, gpu_machine
+from tests.factories import codes, finding, gpu_machine, problems
 
 
 def test_passing_vector_add_is_silent():
     facts = gpu_machine()
     facts.runtime_test.ran = True
     facts.runtime_test.devices = [DeviceOpResult(i, step="done", ok=True, max_abs_error=0.0, elements=4096) for i in range(4)]
-    assert codes(facts) == []
+    assert problems(facts) == []
 
 
 def test_context_out_of_memory_is_caused_by_the_full_gpu():
@@ -35,3 +35,13 @@ def test_segfaulting_probe_is_probe_crashed():
     facts = gpu_machine()
     facts.probes = [ProbeStatus("nvml", "crashed", 0.1, "killed by SIGSEGV", "Segmentation fault")]
     assert "SIGSEGV" in finding(facts, "probe-crashed").detail
+
+
+def test_recommendation_names_newest_builds_for_the_driver_with_commands():
+    from gpudoctor.model import Severity
+
+    facts = gpu_machine(driver="470.82.01", cuda=11040)
+    facts.system.python_version = "3.10.12"
+    found = finding(facts, "recommendation")
+    assert found.severity == Severity.INFO and "470.82.01" in found.detail
+    assert any("--index-url" in step and "cu11" in step for step in found.fix)

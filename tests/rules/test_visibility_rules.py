@@ -2,7 +2,7 @@
 
 from gpudoctor.facts.driver import CudaDevice
 from gpudoctor.model import Severity
-from tests.factories import MIB, codes, finding, gpu_machine, set_environment
+from tests.factories import MIB, codes, finding, gpu_machine, problems, set_environment
 
 MIXED = ["NVIDIA GeForce GTX 1080", "NVIDIA GeForce RTX 3090"]
 
@@ -39,7 +39,7 @@ def test_with_mixed_models_and_unknown_cuda_order_the_selector_uses_uuids():
 def test_visible_devices_1_2_map_cuda0_to_gpu1():
     facts = gpu_machine(env={"CUDA_VISIBLE_DEVICES": "1,2"})
     mapping = [(m.logical, m.physical_index) for m in facts.visible_devices.mapping]
-    assert mapping == [("cuda:0", 1), ("cuda:1", 2)] and codes(facts) == []
+    assert mapping == [("cuda:0", 1), ("cuda:1", 2)] and problems(facts) == []
 
 
 def test_libcuda_enumeration_wins_over_parsing():
@@ -84,4 +84,4 @@ def test_misspelled_visible_devices_leaves_every_gpu_visible():
 def test_lowercase_variable_is_a_misspelling_but_real_variables_are_not():
     facts = gpu_machine(env={"cuda_visible_devices": "0", "CUDA_CACHE_PATH": "/tmp", "CUDA_HOME": "/usr/local/cuda"})
     assert [f.evidence["set"] for f in [finding(facts, "misspelled-env-var")]] == ["cuda_visible_devices"]
-    assert codes(facts) == ["misspelled-env-var"]
+    assert problems(facts) == ["misspelled-env-var"]
