@@ -38,8 +38,9 @@ class Hit:
     first_line: int
     text: str
     lines: List[int] = field(default_factory=list)
-    count: int = 0
+    count: int = 0  # log lines that showed it
     signatures: List[str] = field(default_factory=list)
+    last_line: int = 0
 
 
 @dataclass
@@ -129,7 +130,9 @@ class Explainer:
                                        first_line=lineno, text=line.strip()[:MAX_TEXT])
         elif order < hit.order:  # a more specific signature describes it better
             hit.sig, hit.order, hit.values = sig, order, {**hit.values, **values}
-        hit.count += 1
+        if lineno != hit.last_line:
+            hit.count += 1
+            hit.last_line = lineno
         if len(hit.lines) < MAX_LINES_KEPT and lineno not in hit.lines:
             hit.lines.append(lineno)
         if sig.id not in hit.signatures:
