@@ -153,14 +153,13 @@ static unsigned long long context_bytes(void)
 }
 
 /* Physical GPUs in CUDA_DEVICE_ORDER order; returns their count. */
-static int ordered_gpus(int *out)
+static int ordered_gpus(const char *order, int *out)
 {
     int n = ngpus();
     if (n > MAX_GPUS)
         n = MAX_GPUS;
     for (int i = 0; i < n; i++)
         out[i] = i;
-    const char *order = getenv("CUDA_DEVICE_ORDER");
     if (order && strcmp(order, "PCI_BUS_ID") == 0)
         return n;
     /* FASTEST_FIRST: stable insertion sort by speed_rank */
@@ -241,14 +240,14 @@ static int resolve_entry(const char *tok, const int *order, int n, struct unit *
 
 static int same_unit(struct unit a, struct unit b) { return a.gpu == b.gpu && a.mig == b.mig; }
 
-/* Fill g_vis from CUDA_DEVICE_ORDER and CUDA_VISIBLE_DEVICES. */
-static void apply_visibility(void)
+/* The CUDA devices that CUDA_DEVICE_ORDER=order_env and CUDA_VISIBLE_DEVICES=cvd select
+ * (NULL: the variable is unset), in CUDA's order; returns their count. */
+static int compute_visibility(const char *cvd, const char *order_env, struct unit *vis, int max)
 {
     int order[MAX_GPUS];
-    int n = ordered_gpus(order);
+    int n = ordered_gpus(order_env, order);
     struct unit sel[MAX_UNITS];
     int nsel = 0;
-    const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
 
     if (!cvd) {
         for (int i = 0; i < n; i++) {
@@ -283,9 +282,9 @@ static void apply_visibility(void)
     }
 
     /* MIG: GPUs in MIG mode expand to their MIG devices; one MIG device per process. */
-    g_nvis = 0;
+    int nvis = 0;
     int have_mig = 0;
-    for (int i = 0; i < nsel && g_nvis < MAX_UNITS; i++) {
+    for (int i = 0; i < nsel && nvis < max; i++) {
         struct unit u = sel[i];
         if (u.mig < 0 && gpu_in_mig_mode(u.gpu)) {
             if (lab_intf("gpu.%d.mig_count", u.gpu, 0, 0) == 0)
@@ -297,10 +296,33 @@ static void apply_visibility(void)
                 continue;
             have_mig = 1;
         }
-        g_vis[g_nvis++] = u;
+        vis[nvis++] = u;
     }
+    return nvis;
+}
+
+static void apply_visibility(void)
+{
+    g_nvis = compute_visibility(getenv("CUDA_VISIBLE_DEVICES"), getenv("CUDA_DEVICE_ORDER"), g_vis, MAX_UNITS);
     memset(g_used_by_us, 0, sizeof g_used_by_us);
 }
+
+/* Test hooks (not part of CUDA): the visibility rules on their own, for property tests that
+ * compare them with a reference implementation in-process. */
+EXPORT int gpudoctor_lab_visible_devices(const char *cvd, const char *order, int *gpus, int *migs, int max)
+{
+    struct unit vis[MAX_UNITS];
+    if (max > MAX_UNITS)
+        max = MAX_UNITS;
+    int n = compute_visibility(cvd, order, vis, max);
+    for (int i = 0; i < n; i++) {
+        gpus[i] = vis[i].gpu;
+        migs[i] = vis[i].mig;
+    }
+    return n;
+}
+
+EXPORT void gpudoctor_lab_reload(void) { lab_reload(); }
 
 /* ---- error names and strings (as NVIDIA's 535 driver answers them) -------------------- */
 struct errdesc {

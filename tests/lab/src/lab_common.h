@@ -74,6 +74,19 @@ static inline void lab_load_file(void)
 
 static inline void lab_load(void) { pthread_once(&lab_once, lab_load_file); }
 
+/* Test hook: forget the scenario and read GPUDOCTOR_LAB_SCENARIO again (not thread-safe). */
+static inline void lab_reload(void)
+{
+    lab_load();
+    for (int i = 0; i < lab_nkeys; i++) {
+        free(lab_keys[i]);
+        free(lab_vals[i]);
+    }
+    lab_nkeys = 0;
+    lab_loaded = 0;
+    lab_load_file();
+}
+
 static inline const char *lab_get(const char *key)
 {
     lab_load();
