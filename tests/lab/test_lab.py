@@ -471,3 +471,25 @@ def test_visibility_matches_the_reference_rules(visibility_lib, tmp_path_factory
 ])
 def test_reference_rules_examples(cvd, order, want):
     assert cuda_rules.visible_devices(scenarios.rtx2080ti_x4().gpus, cvd, order) == want
+
+
+# ---- the helpers ------------------------------------------------------------------------
+def test_run_check_plumbing(lab, tmp_path, monkeypatch):
+    """run_check runs `gpudoctor check --json ARGS` with the machine's environment."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    fake = bindir / "gpudoctor"
+    fake.write_text("#!%s\nimport json, os, sys\n"
+                    "keys = ['GPUDOCTOR_SYSROOT', 'GPUDOCTOR_LAB_SCENARIO', 'LD_LIBRARY_PATH', 'CUDA_VISIBLE_DEVICES', 'X']\n"
+                    "print(json.dumps({'argv': sys.argv[1:], 'env': {k: os.environ.get(k) for k in keys}}))\n"
+                    "sys.stderr.write('note')\nsys.exit(1)\n" % sys.executable)
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bindir) + os.pathsep + os.environ["PATH"])
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3")  # inherited: dropped
+    code, report, stderr = lab.run_check(scenarios.rtx2080ti_x4(), "--quick", env_extra={"X": "1"})
+    assert code == 1 and stderr == "note"
+    assert report["argv"] == ["check", "--json", "--quick"]
+    env = report["env"]
+    assert env["CUDA_VISIBLE_DEVICES"] is None and env["X"] == "1"
+    assert Path(env["GPUDOCTOR_SYSROOT"], "proc/driver/nvidia/version").is_file()
+    assert Path(env["LD_LIBRARY_PATH"].split(os.pathsep)[0], "libcuda.so.1").is_file()
