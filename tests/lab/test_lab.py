@@ -493,3 +493,28 @@ def test_run_check_plumbing(lab, tmp_path, monkeypatch):
     assert env["CUDA_VISIBLE_DEVICES"] is None and env["X"] == "1"
     assert Path(env["GPUDOCTOR_SYSROOT"], "proc/driver/nvidia/version").is_file()
     assert Path(env["LD_LIBRARY_PATH"].split(os.pathsep)[0], "libcuda.so.1").is_file()
+
+
+# ---- against NVIDIA's real libraries, where a test run has them -------------------------
+REAL_DIR = os.environ.get("GPUDOCTOR_REAL_NVIDIA_LIBDIR")  # e.g. Debian's libcuda1 unpacked
+
+
+@pytest.mark.skipif(not REAL_DIR, reason="set GPUDOCTOR_REAL_NVIDIA_LIBDIR to a dir with NVIDIA's libcuda.so.1")
+def test_error_tables_match_the_real_driver(lab_libdir):
+    """Every CUresult name/string and every nvmlErrorString is the real driver's."""
+    real_cu = ctypes.CDLL(os.path.join(REAL_DIR, "libcuda.so.1"))
+    fake_cu = ctypes.CDLL(str(lab_libdir / "libcuda.so.1"))
+
+    def cu_table(lib):
+        out = []
+        for code in range(1001):
+            n, s = ctypes.c_char_p(), ctypes.c_char_p()
+            out.append((lib.cuGetErrorName(code, ctypes.byref(n)), n.value,
+                        lib.cuGetErrorString(code, ctypes.byref(s)), s.value))
+        return out
+
+    assert cu_table(fake_cu) == cu_table(real_cu)
+    real_nv = ctypes.CDLL(os.path.join(REAL_DIR, "libnvidia-ml.so.1"))
+    fake_nv = ctypes.CDLL(str(lab_libdir / "libnvidia-ml.so.1"))
+    real_nv.nvmlErrorString.restype = fake_nv.nvmlErrorString.restype = ctypes.c_char_p
+    assert [fake_nv.nvmlErrorString(c) for c in range(1001)] == [real_nv.nvmlErrorString(c) for c in range(1001)]
