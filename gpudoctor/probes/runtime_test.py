@@ -25,6 +25,8 @@ def probe_runtime_test(ctx: ProbeContext) -> Tuple[RuntimeTestFacts, List[ProbeS
     if result.ok:
         return facts, []
     error = result.error or result.status
-    if devices and not devices[-1].ok:
+    if result.status == "timeout" and rec.get("init_started") and "init_returned" not in rec:
+        error = f"cuInit did not return within the timeout ({error})"
+    elif devices and not devices[-1].ok:
         error = f"{error} while testing cuda:{devices[-1].ordinal} (step: {devices[-1].step})"
     return facts, [ProbeStatus("runtime-test", result.status, result.duration_s, error, result.stderr_tail)]

@@ -52,27 +52,34 @@ def gpu_op(facts: Facts, prior: Prior) -> Iterable[Finding]:
 
 
 def probes_that_failed(facts: Facts, prior: Prior) -> Iterable[Finding]:
+    timed_out = [s for s in facts.probes if s.status == "timeout"]
+    if timed_out:
+        # One hang (cuInit, say) stalls every probe that calls into it: one finding names them all.
+        names = [s.name for s in timed_out]
+        detail = " ".join(f"{_what(s.name)} did not finish: {s.error}." for s in timed_out)
+        yield make_finding("probe-timeout", detail,
+                           title=f"Probe{'s' if len(names) > 1 else ''} {', '.join(repr(n) for n in names)} timed out",
+                           evidence={"probes": names, "seconds": max(s.duration_s for s in timed_out)},
+                           fix=["A hang inside the driver often means a GPU in a bad state: check "
+                                "`sudo dmesg | grep -i -E 'nvrm|xid'` and whether `nvidia-smi` hangs too; "
+                                "a reboot clears it.",
+                                "On a slow or busy machine, allow more time: `gpudoctor check --timeout 120`."])
     for status in facts.probes:
-        if status.status not in ("timeout", "crashed", "failed"):
+        if status.status not in ("crashed", "failed"):
             continue
-        what = PROBE_WHAT.get(status.name, f"the {status.name} probe")
-        if status.status == "timeout":
-            yield make_finding("probe-timeout", f"{what[0].upper() + what[1:]} did not finish: {status.error}.",
-                               title=f"Probe '{status.name}' timed out",
-                               evidence={"probe": status.name, "seconds": status.duration_s},
-                               fix=["A hang inside the driver often means a GPU in a bad state: check "
-                                    "`sudo dmesg | grep -i -E 'nvrm|xid'` and whether `nvidia-smi` hangs too; "
-                                    "a reboot clears it.",
-                                    "On a slow or busy machine, allow more time: `gpudoctor check --timeout 120`."])
-        else:
-            tail = status.stderr_tail.strip().splitlines()[-3:] if status.stderr_tail else []
-            yield make_finding("probe-crashed",
-                               f"{what[0].upper() + what[1:]} ended without a full answer: {status.error}."
-                               + (f" Last words: {' | '.join(tail)}" if tail else ""),
-                               title=f"Probe '{status.name}' crashed",
-                               evidence={"probe": status.name, "error": status.error},
-                               fix=["A crash inside a driver library often means mismatched driver files: reinstall "
-                                    "the driver, then reboot. Run `gpudoctor check -v` to see the probe's output."])
+        tail = status.stderr_tail.strip().splitlines()[-3:] if status.stderr_tail else []
+        yield make_finding("probe-crashed",
+                           f"{_what(status.name)} ended without a full answer: {status.error}."
+                           + (f" Last words: {' | '.join(tail)}" if tail else ""),
+                           title=f"Probe '{status.name}' crashed",
+                           evidence={"probe": status.name, "error": status.error},
+                           fix=["A crash inside a driver library often means mismatched driver files: reinstall "
+                                "the driver, then reboot. Run `gpudoctor check -v` to see the probe's output."])
+
+
+def _what(probe: str) -> str:
+    what = PROBE_WHAT.get(probe, f"the {probe} probe")
+    return what[0].upper() + what[1:]
 
 
 RULES = [gpu_op, probes_that_failed]

@@ -116,7 +116,8 @@ class Lab:
 
 def gpudoctor_command() -> List[str]:
     """The installed ``gpudoctor`` script, else ``python -m gpudoctor``."""
-    exe = shutil.which("gpudoctor")
+    beside = os.path.join(os.path.dirname(sys.executable), "gpudoctor")  # this venv's, even off PATH
+    exe = beside if os.access(beside, os.X_OK) else shutil.which("gpudoctor")
     if exe:
         return [exe]
     return [sys.executable, "-m", "gpudoctor"]

@@ -28,7 +28,7 @@ def test_hung_cuinit_is_a_probe_timeout_naming_the_probe():
     facts = gpu_machine()
     facts.probes = [ProbeStatus("cuda-driver", "timeout", 5.0, "cuInit did not return within the timeout (no answer within 5 s)")]
     found = finding(facts, "probe-timeout")
-    assert "cuInit did not return" in found.detail and found.evidence["probe"] == "cuda-driver"
+    assert "cuInit did not return" in found.detail and found.evidence["probes"] == ["cuda-driver"]
 
 
 def test_segfaulting_probe_is_probe_crashed():

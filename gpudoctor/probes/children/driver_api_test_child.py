@@ -118,7 +118,9 @@ def main():
     if cuda is None:
         emit("skipped", "libcuda.so.1 cannot be loaded: %s" % error)
         return
+    emit("init_started", True)
     code = cuda.cuInit(0)
+    emit("init_returned", code)
     if code != 0:
         emit("skipped", "cuInit failed with %d (%s)" % (code, error_text(cuda, code)[0]))
         return

@@ -10,6 +10,17 @@ from _gpudoctor_child import emit
 
 
 def text_of(exc):
+    """NVML's own words (nvmlErrorString: "Driver/library version mismatch", as nvidia-smi prints);
+    pynvml's str() paraphrases some codes ("RM has detected an NVML/RM version mismatch.")."""
+    import pynvml
+
+    value = getattr(exc, "value", None)
+    if isinstance(value, int):
+        try:
+            text = pynvml.nvmlErrorString(value)
+            return text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+        except Exception:
+            pass
     return str(exc) or exc.__class__.__name__
 
 
@@ -66,7 +77,13 @@ def process_info(p):
         with open("/proc/%d/cmdline" % p.pid, "rb") as handle:
             info["name"] = handle.read(200).replace(b"\0", b" ").decode("utf-8", "replace").strip() or None
     except OSError:
-        pass  # another user's or another container's process
+        # Another container's or PID namespace's process: NVML still knows its name.
+        import pynvml
+
+        try:
+            info["name"] = as_str(pynvml.nvmlSystemGetProcessName(p.pid)) or None
+        except Exception:
+            pass
     return info
 
 
