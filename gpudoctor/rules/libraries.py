@@ -66,15 +66,19 @@ def resolved_copy(lib: LibraryFacts, soname: str) -> Optional[LibraryCopy]:
 def copy_in_use(lib: LibraryFacts, copy: LibraryCopy, dlopen_checked: bool) -> bool:
     """Would a program or framework in this environment load this copy?
 
-    Yes for the one dlopen resolves and for the environment's own copies (pip wheels, conda),
-    which frameworks load by path. Without the dlopen child (quick mode), also for copies on
-    LD_LIBRARY_PATH or in the ldconfig cache, which a plain dlopen reaches.
+    Yes for the environment's own copies (pip wheels, conda), which frameworks load by path, and
+    for the one a plain dlopen resolves. A copy on LD_LIBRARY_PATH or in the ldconfig cache is
+    what dlopen reaches too, unless the dlopen check saw the soname resolve to another copy
+    (when dlopen failed, e.g. on a missing dependency, the copy still is the one it tried).
     """
-    if any(res.real_path == copy.real_path for res in lib.loader_resolution):
-        return True
     if any(v in _ENV_VIAS for v in copy.found_via):
         return True
-    return not dlopen_checked and any(v in ("LD_LIBRARY_PATH", "ldconfig") for v in copy.found_via)
+    res = next((r for r in lib.loader_resolution if r.soname == copy.soname), None)
+    if res is not None and res.real_path == copy.real_path:
+        return True
+    if not any(v in ("LD_LIBRARY_PATH", "ldconfig") for v in copy.found_via):
+        return False
+    return not dlopen_checked or res is None or res.real_path is None
 
 
 def chosen_by_environment(copy: LibraryCopy) -> bool:
@@ -150,13 +154,13 @@ def driver_too_old(facts: Facts, prior: Prior) -> Iterable[Finding]:
             too_new.append((copy, runtime, chosen_by_environment(copy)))
         elif verdict == "minor-compat" and copy_in_use(cudart, copy, facts.libraries.dlopen_checked):
             minor.append((copy, runtime))
-    evidence = {"driver_cuda_version": code, "driver_version": facts.driver.nvml.driver_version,
-                "runtimes": [{"path": c.real_path, "cuda": _fmt(v), "found_via": c.found_via}
-                             for c, v, _ in too_new] or [{"path": c.real_path, "cuda": _fmt(v)} for c, v in minor]}
+    base = {"driver_cuda_version": code, "driver_version": facts.driver.nvml.driver_version}
     if too_new:
-        yield _too_old_finding(too_new, driver, evidence)
-    elif minor:
-        newest = max(v for _, v in minor)
+        yield _too_old_finding(too_new, driver, dict(base, runtimes=[
+            {"path": c.real_path, "cuda": _fmt(v), "found_via": c.found_via} for c, v, _ in too_new]))
+    evidence = dict(base, runtimes=[{"path": c.real_path, "cuda": _fmt(v), "found_via": c.found_via} for c, v in minor])
+    if minor:
+        newest = max((v for _, v in minor), key=lambda v: (v[0], v[1] or 0))
         yield make_finding(
             "driver-too-old", severity=Severity.INFO,
             title="CUDA runtime newer than the driver: runs under minor-version compatibility",
@@ -172,7 +176,7 @@ def _too_old_finding(too_new: List[Tuple[LibraryCopy, Version, bool]], driver: V
                      evidence: Dict[str, object]) -> Finding:
     in_use = [(c, v) for c, v, used in too_new if used]
     shown = in_use or [(c, v) for c, v, _ in too_new]
-    newest = max(v for _, v in shown)
+    newest = max((v for _, v in shown), key=lambda v: (v[0], v[1] or 0))
     listing = "; ".join(f"{c.real_path} (CUDA {_fmt(v)}, from {_where(c)})" for c, v in shown)
     if in_use:
         detail = (f"The NVIDIA driver supports CUDA up to {_fmt(driver)}, but this environment loads a CUDA "
@@ -225,8 +229,8 @@ def _shadow_finding(lib: LibraryFacts, soname: str, copies: List[LibraryCopy], l
         if "LD_LIBRARY_PATH" in winner.found_via:
             bad = [d for via, p in winner.found_at if via == "LD_LIBRARY_PATH" for d in [os.path.dirname(p)]]
             keep = [d for d in lld if d not in bad]
-            fix.append(f"Take {', '.join(bad)} off LD_LIBRARY_PATH: `export LD_LIBRARY_PATH={':'.join(keep)}`"
-                       if keep else "Unset LD_LIBRARY_PATH: `unset LD_LIBRARY_PATH`")
+            fix.append(f"Take {', '.join(bad)} off LD_LIBRARY_PATH: "
+                       + (f"`export LD_LIBRARY_PATH={':'.join(keep)}`" if keep else "`unset LD_LIBRARY_PATH`"))
     else:
         lines.append("Which one a program gets depends on RPATH, LD_LIBRARY_PATH and load order "
                      "(the dlopen check did not run, e.g. in quick mode).")
