@@ -27,3 +27,5 @@ def diagnose(facts: Facts, rules: Optional[List[Rule]] = None) -> List[Finding]:
             findings.append(finding)
             prior.add(finding)
     return findings
+from .libraries import RULES as _lib_rules  # noqa: E402
+RULES.extend(_lib_rules)
