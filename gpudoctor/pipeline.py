@@ -67,6 +67,7 @@ def _probe_table() -> List[Tuple[str, Callable[[ProbeContext], Tuple[Any, List[P
     from .probes.environment import probe_environment
     from .probes.hardware import probe_pci_devices
     from .probes.kernel_driver import probe_kernel_driver
+    from .probes.libraries import probe_libraries
     from .probes.nvml import probe_nvml
     from .probes.runtime_test import probe_runtime_test
     from .probes.system import probe_system
@@ -78,18 +79,14 @@ def _probe_table() -> List[Tuple[str, Callable[[ProbeContext], Tuple[Any, List[P
         ("kernel-driver", probe_kernel_driver),
         ("cuda-driver", probe_cuda_driver),
         ("nvml", probe_nvml),
+        ("libraries", probe_libraries),
         ("runtime-test", probe_runtime_test),
     ] + _layer_probes_in_progress()
 
 
 def _layer_probes_in_progress() -> List[Tuple[str, Callable[[ProbeContext], Tuple[Any, List[ProbeStatus]]]]]:
-    # TEMPORARY while the CUDA-libraries and framework probes land on main (removed then).
+    # TEMPORARY while the framework probes land on main (removed then).
     probes = []
-    try:
-        from .probes.libraries import probe_libraries
-        probes.append(("libraries", probe_libraries))
-    except ImportError:
-        pass
     try:
         from .probes.frameworks import probe_frameworks
         probes.append(("frameworks", probe_frameworks))

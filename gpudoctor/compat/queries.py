@@ -316,6 +316,11 @@ def newest_torch_for(driver_version: str, python: Optional[str] = None, compute_
     return None
 
 
+# tensorflow.org/install/pip documents `pip install tensorflow[and-cuda]` (CUDA and cuDNN from wheels)
+# for every release since 2.14; older releases need a system CUDA and cuDNN.
+AND_CUDA_SINCE = "2.14"
+
+
 def newest_tensorflow_for(driver_version: str, python: Optional[str] = None, os: str = "linux",
                           t: Optional[Tables] = None) -> Optional[TfBuild]:
     """Newest TensorFlow GPU release whose tested CUDA this driver runs. TF >= 2.14 installs CUDA from
@@ -332,6 +337,9 @@ def newest_tensorflow_for(driver_version: str, python: Optional[str] = None, os:
         if pins:
             cmd = f'pip install "tensorflow[and-cuda]=={pins[-1].version}"'
             version = pins[-1].version
+        elif vkey(r.version) >= vkey(AND_CUDA_SINCE):
+            cmd = f'pip install "tensorflow[and-cuda]=={r.version}"'
+            version = r.version
         else:
             pkg = r.package.replace("_", "-")
             cmd = f'pip install "{pkg}=={r.version}"  # needs system CUDA {r.cuda} and cuDNN {r.cudnn}'

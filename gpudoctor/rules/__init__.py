@@ -6,7 +6,7 @@ from typing import List, Optional
 
 from ..facts import Facts
 from ..model import Finding
-from . import compatibility, hardware, kernel_driver, runtime_test, userspace_driver, visibility
+from . import compatibility, hardware, kernel_driver, libraries, runtime_test, userspace_driver, visibility
 from .base import Prior, Rule
 
 RULES: List[Rule] = [
@@ -14,6 +14,7 @@ RULES: List[Rule] = [
     *kernel_driver.RULES,
     *userspace_driver.RULES,
     *visibility.RULES,
+    *libraries.RULES,
     *compatibility.RULES,
     *runtime_test.RULES,
 ]
@@ -27,5 +28,3 @@ def diagnose(facts: Facts, rules: Optional[List[Rule]] = None) -> List[Finding]:
             findings.append(finding)
             prior.add(finding)
     return findings
-from .libraries import RULES as _lib_rules  # noqa: E402
-RULES.extend(_lib_rules)

@@ -11,11 +11,13 @@ import os
 import re
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from .. import compat
 from ..codes import make_finding
 from ..facts import Facts
 from ..facts.libraries import LibraryCopy, LibraryFacts
 from ..model import Finding, Severity
 from .base import Prior, Rule
+from .situation import any_gpu as gpu_present, driver_cuda_version
 
 Version = Tuple[int, Optional[int]]  # (major, minor); minor None when only the major is known
 
@@ -33,18 +35,6 @@ _DEPENDENCY_MISSING = re.compile(r"(lib[\w.+-]+\.so[\d.]*): cannot open shared o
 
 
 # -- facts helpers ---------------------------------------------------------------------------------
-
-def gpu_present(facts: Facts) -> bool:
-    """An NVIDIA GPU is here (on the bus, seen by NVML or libcuda, or WSL2's /dev/dxg)."""
-    d = facts.driver
-    return bool(d.pci_devices or d.nvml.gpus or facts.gpus or (d.libcuda.device_count or 0) > 0
-                or d.kernel.wsl_dxg_present)
-
-
-def driver_cuda_version(facts: Facts) -> Optional[int]:
-    """The CUDA version the user-space driver supports, e.g. 11040 (cuDriverGetVersion, else NVML)."""
-    return facts.driver.libcuda.driver_version or facts.driver.nvml.cuda_driver_version or None
-
 
 def _where(copy: LibraryCopy) -> str:
     return " and ".join(WHERE.get(v, v) for v in copy.found_via) or "unknown"
@@ -140,8 +130,8 @@ def _fmt(v: Version) -> str:
 def driver_too_old(facts: Facts, prior: Prior) -> Iterable[Finding]:
     code = driver_cuda_version(facts)
     cudart = facts.libraries.library("cudart")
-    if not code or cudart is None:
-        return
+    if not code or cudart is None or not gpu_present(facts):
+        return  # with no GPU, a toolkit the driver libraries could not run costs nothing
     driver = decode_driver_version(code)
     too_new: List[Tuple[LibraryCopy, Version, bool]] = []
     minor: List[Tuple[LibraryCopy, Version]] = []
@@ -187,14 +177,25 @@ def _too_old_finding(too_new: List[Tuple[LibraryCopy, Version, bool]], driver: V
                   f"installed here cannot run on it: {listing}. Programs that use it (built with that "
                   f"toolkit, or loading its libcudart) get error 35; frameworks that bring their own CUDA "
                   f"runtime are not affected.")
-    fix = [f"Upgrade the NVIDIA driver to a branch that supports CUDA {_fmt(newest)} "
-           f"(`nvidia-smi` shows the highest CUDA version a driver supports), then reboot.",
+    fix = [_upgrade_step(newest),
            f"Or keep this driver and install builds for CUDA {driver[0]} (e.g. the *-cu{driver[0]} wheels "
            f"of your framework) instead of CUDA {newest[0]}."]
     if not in_use:
         fix.append("Or remove the toolkit you do not use: " + ", ".join(sorted({os.path.dirname(c.real_path) for c, _ in shown})))
     return make_finding("driver-too-old", detail, evidence=evidence, fix=fix,
                         severity=Severity.ERROR if in_use else Severity.WARNING)
+
+
+def _upgrade_step(runtime: Version) -> str:
+    """The driver to install, from the compat tables when they know this CUDA version."""
+    needed = compat.min_driver_for_cuda(_fmt(runtime)) if runtime[1] is not None else None
+    if needed is None:
+        return (f"Upgrade the NVIDIA driver to a branch that supports CUDA {_fmt(runtime)} "
+                "(`nvidia-smi` shows the highest CUDA version a driver supports), then reboot.")
+    step = f"Upgrade the NVIDIA driver to {needed.toolkit_driver} or newer (CUDA {_fmt(runtime)}'s own driver"
+    if needed.minor_version_compat_driver:
+        step += f"; {needed.minor_version_compat_driver} or newer is enough under minor-version compatibility"
+    return step + "), then reboot."
 
 
 # -- several copies of one soname ------------------------------------------------------------------

@@ -14,7 +14,9 @@ MIB = 1024 * 1024
 
 
 def gpu_on_bus(facts: Facts) -> bool:
-    return bool(facts.driver.pci_devices or facts.driver.nvml.gpus or facts.driver.libcuda.devices)
+    """A GPU on the PCI bus, or one that NVML or libcuda reports (containers may hide /sys)."""
+    d = facts.driver
+    return bool(d.pci_devices or d.nvml.gpus or d.libcuda.devices or facts.gpus or (d.libcuda.device_count or 0) > 0)
 
 
 def any_gpu(facts: Facts) -> bool:
