@@ -278,11 +278,12 @@ def _identifying(name: str) -> bool:
     return len(name) >= 2 and name.lower() not in _GENERIC_NAMES
 
 
-def redact_report(report: Mapping[str, Any], identity: Optional[Identity] = None) -> Dict[str, Any]:
-    """A redacted deep copy of a report dict (the check JSON contract, or any JSON value).
+def redactor_for(report: Mapping[str, Any], identity: Optional[Identity] = None) -> Redactor:
+    """A redactor for this report: `identity` (default: this machine's user, home and host)
+    merged with the host the report itself records, so a report saved elsewhere is redacted too."""
+    return Redactor((identity or identity_of_this_machine()).merged(identity_of_report(report)))
 
-    `identity` defaults to this machine's user, home and host merged with those the report
-    itself records, so a report saved on another machine is redacted too.
-    """
-    who = (identity or identity_of_this_machine()).merged(identity_of_report(report))
-    return Redactor(who).value(dict(report))
+
+def redact_report(report: Mapping[str, Any], identity: Optional[Identity] = None) -> Dict[str, Any]:
+    """A redacted deep copy of a report dict (the check JSON contract, or any JSON value)."""
+    return redactor_for(report, identity).value(dict(report))
