@@ -163,15 +163,20 @@ def _driver_text(report: Mapping[str, Any]) -> str:
     driver = ((report.get("facts") or {}).get("driver") or {})
     version = (driver.get("nvml") or {}).get("driver_version") or (driver.get("kernel") or {}).get("version")
     cuda = (driver.get("libcuda") or {}).get("driver_version") or (driver.get("nvml") or {}).get("cuda_driver_version")
-    text = f"driver {version}" if version else ""
+    parts = [f"driver {version}"] if version else []
     if isinstance(cuda, int) and cuda > 0:
-        text += f" (CUDA {cuda // 1000}.{(cuda % 1000) // 10})"
-    return text
+        parts.append(f"CUDA {cuda // 1000}.{(cuda % 1000) // 10}")
+    return ", ".join(parts)
+
+
+def _frameworks_first(names: List[str]) -> List[str]:
+    """`pytorch-cuda, torch` before the dozen `nvidia-*` wheels they pull in."""
+    return sorted(set(names), key=lambda n: (n.startswith(("nvidia-", "cuda-", "lib")), n))
 
 
 def summarize(report: Mapping[str, Any], gpu_packages: List[str], python: str, quiet: bool = False) -> List[str]:
     """The lines to print after a conda command; [] means say nothing."""
-    packages = sorted(set(gpu_packages) | set(_pip_gpu_packages(report)))
+    packages = _frameworks_first(gpu_packages + _pip_gpu_packages(report))
     problems = _problems(report)
     full = f"Run `gpudoctor check --python {python}` for the full diagnosis."
     if problems:
@@ -188,7 +193,7 @@ def summarize(report: Mapping[str, Any], gpu_packages: List[str], python: str, q
         return lines + ["  " + full]
     if not packages or quiet:
         return []
-    shown = ", ".join(packages[:4]) + (", …" if len(packages) > 4 else "")
+    shown = ", ".join(packages[:3]) + (f" and {len(packages) - 3} more" if len(packages) > 3 else "")
     if _has(report, "no-nvidia-gpu"):
         return [f"gpudoctor: this environment has GPU packages ({shown}) but this machine has no NVIDIA GPU; "
                 "they will run on the CPU."]
