@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 from hypothesis import given, settings
@@ -14,7 +13,7 @@ from gpudoctor.privacy import (ENV_ALLOWLIST, Identity, Redactor, collect_allowe
 from gpudoctor.renderers.markdown import render_markdown
 from gpudoctor.saved_report import parse_saved_report
 
-from report_helpers import FIXTURES, gpudoctor, load
+from report_helpers import gpudoctor, load
 
 USER, HOME, HOST = "alice.wong", "/home/alice.wong", "gpu-node-17.corp.example.com"
 SECRETS = {
@@ -156,3 +155,17 @@ def test_any_value_of_a_secret_named_variable_is_redacted(secret, name):
 def test_this_machines_identity_is_found():
     who = identity_of_this_machine({"HOME": HOME, "USER": USER})
     assert HOME in who.homes and USER in who.users and who.hosts
+
+
+@pytest.mark.parametrize("mode", [["--json"], ["--no-color", "-v"]])
+def test_planted_secrets_never_reach_the_output_of_check(monkeypatch, capsys, mode):
+    """check is not redacted (it is for the user's own eyes), but it never collects a secret."""
+    from gpudoctor.cli import main
+
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICIES", "0")  # a misspelling is reported: its value is not a secret
+    assert main(["check", "--quick", *mode]) in (0, 1)
+    out = capsys.readouterr()
+    for value in SECRETS.values():
+        assert value not in out.out and value not in out.err
