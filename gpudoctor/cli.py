@@ -9,7 +9,7 @@ from typing import List, Optional
 
 from . import __version__
 
-COMMANDS = ["check", "explain", "compat", "codes"]
+COMMANDS = ["check", "report", "explain", "diff", "compat", "codes"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -47,9 +47,10 @@ def gpu_machine(count: int = 4, name: str = "NVIDIA GeForce RTX 2080 Ti", cc: st
 
 def set_environment(facts: Facts, env: Dict[str, str], cuda_devices: Optional[List[CudaDevice]] = None) -> Facts:
     """Apply CUDA_VISIBLE_DEVICES etc. as the assemble step does (no libcuda enumeration unless given)."""
-    from gpudoctor.probes.environment import allowed_environment, find_misspellings
+    from gpudoctor.privacy import collect_allowed_env
+    from gpudoctor.probes.environment import find_misspellings
 
-    facts.environment.variables = allowed_environment(env)
+    facts.environment.variables = collect_allowed_env(env)
     facts.environment.misspelled = find_misspellings(env)
     facts.gpus = physical_gpus(facts.driver)
     facts.visible_devices = visibility(env, facts.gpus, cuda_devices or [], facts.driver.libcuda.init_result)

@@ -72,3 +72,14 @@ def test_codes_documents_every_code():
     page = run("codes", "gpu-memory-full").stdout
     assert "What it means" in page and "How to fix" in page
     assert run("codes", "no-such-code").returncode == 2
+
+
+def test_secrets_inside_collected_variables_never_reach_check_output(tmp_path):
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    env = dict(no_gpu_env(tmp_path),
+               LD_LIBRARY_PATH=f"/opt/lib:https://deploy:hunter2secret@proxy.example/lib",
+               CUDA_VISIBLE_DIVICES=token, HF_TOKEN=token, AWS_SECRET_ACCESS_KEY="wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+    outputs = [run("check", "--json", env=env).stdout, run("check", "--no-color", "-v", env=env).stdout]
+    for out in outputs:
+        assert "hunter2secret" not in out and token not in out and "wJalrXUtnFEMI" not in out
+    assert "/opt/lib" in outputs[0]  # the rest of the value is kept

@@ -1,6 +1,7 @@
 """Environment variables that matter, and misspelled look-alikes of them.
 
-Only allowlisted variables are collected: never tokens, keys or passwords (DESIGN.md, Privacy).
+Only allowlisted variables are collected (gpudoctor/privacy.py), with secret-looking content
+scrubbed: never tokens, keys or passwords (DESIGN.md, Privacy).
 """
 
 from __future__ import annotations
@@ -9,20 +10,9 @@ from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..facts.probe_status import ProbeStatus
 from ..facts.system import EnvironmentFacts, MisspelledVariable
+from ..privacy import ENV_ALLOWLIST, collect_allowed_env, redact_secrets
 from .context import ProbeContext
 
-# Variables CUDA, the driver and the frameworks read; the misspelling check compares against them.
-ALLOWED_VARIABLES = (
-    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT",
-    "CUDA_LAUNCH_BLOCKING", "CUDA_MODULE_LOADING", "CUDA_CACHE_DISABLE", "CUDA_CACHE_PATH",
-    "CUDA_DISABLE_PTX_JIT", "CUDA_FORCE_PTX_JIT",
-    "LD_LIBRARY_PATH", "LD_PRELOAD", "PATH", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "VIRTUAL_ENV",
-    "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "NVIDIA_REQUIRE_CUDA",
-    "TF_CPP_MIN_LOG_LEVEL", "TF_FORCE_GPU_ALLOW_GROWTH", "TF_GPU_ALLOCATOR", "XLA_FLAGS",
-    "XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION",
-    "PYTORCH_CUDA_ALLOC_CONF", "TORCH_CUDA_ARCH_LIST", "NCCL_DEBUG", "NCCL_P2P_DISABLE",
-    "JAX_PLATFORMS", "CUPY_CACHE_DIR",
-)
 # Only these names are checked for look-alikes: a misspelling of them silently changes which GPUs
 # a program uses or which CUDA it loads.
 WATCHED_FOR_MISSPELLING = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_HOME", "CUDA_LAUNCH_BLOCKING",
@@ -31,7 +21,7 @@ MAX_VALUE_CHARS = 4096
 
 
 def probe_environment(ctx: ProbeContext) -> Tuple[EnvironmentFacts, List[ProbeStatus]]:
-    variables = {name: ctx.env[name][:MAX_VALUE_CHARS] for name in ALLOWED_VARIABLES if name in ctx.env}
+    variables = {name: value[:MAX_VALUE_CHARS] for name, value in collect_allowed_env(ctx.env).items()}
     return EnvironmentFacts(variables=variables, misspelled=find_misspellings(ctx.env)), []
 
 
@@ -40,13 +30,13 @@ def find_misspellings(env: Mapping[str, str]) -> List[MisspelledVariable]:
     for name, value in env.items():
         meant = misspelling_of(name)
         if meant is not None:
-            found.append(MisspelledVariable(name=name, meant=meant, value=value[:200]))
+            found.append(MisspelledVariable(name=name, meant=meant, value=redact_secrets(value[:200])))
     return sorted(found, key=lambda m: m.name)
 
 
 def misspelling_of(name: str) -> Optional[str]:
     """The watched variable `name` was probably meant to be, or None."""
-    if name in ALLOWED_VARIABLES or len(name) < 8:
+    if name in ENV_ALLOWLIST or len(name) < 8:
         return None
     for target in WATCHED_FOR_MISSPELLING:
         if name.upper() == target:
@@ -74,5 +64,3 @@ def _edit_distance(a: str, b: str, limit: int) -> int:
     return prev[-1]
 
 
-def allowed_environment(env: Mapping[str, str]) -> Dict[str, str]:
-    return {name: env[name] for name in ALLOWED_VARIABLES if name in env}
