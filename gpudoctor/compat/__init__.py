@@ -15,7 +15,7 @@ from .model import (
 )
 from . import versions
 from .queries import (
-    BuildArchs, NewestBuilds, TfBuild, TfRelease, TorchBuild, architecture_of, cuda_build_archs,
+    BuildArchs, NewestBuilds, TfBuild, TfRelease, TorchBuild, arch_entries_run_on, architecture_of, cuda_build_archs,
     cuda_versions, cudnn_cuda_support, driver_supports_cuda, gpu_by_name, min_driver_for_cuda,
     newest_builds_for_driver, newest_cuda_for_driver, newest_cuda_for_driver_full, newest_tensorflow_for,
     newest_torch_for, pip_command, tensorflow_release, tensorflow_series, toolkit_releases, torch_release,

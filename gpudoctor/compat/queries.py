@@ -7,7 +7,7 @@ must treat "unknown" differently from "no".
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from .loader import Tables, tables
 from .model import (
@@ -139,24 +139,41 @@ def cuda_build_archs(cuda: str, t: Optional[Tables] = None) -> Optional[BuildArc
     return BuildArchs(major_minor(cuda), s.min_compute_capability, s.dropped, s.deprecated, s.note, s.source)
 
 
-def _cc_of(entry: str) -> str:
-    return entry.split("+")[0]
+def _arch_entry(entry: str) -> Optional[Tuple[Tuple[int, ...], bool, bool]]:
+    """(compute capability, is PTX, arch-specific) of an arch-list entry in any of the spellings in
+    use: "8.6" and "9.0+PTX" (PyTorch's TORCH_CUDA_ARCH_LIST), "sm_86" and "compute_80" (nvcc,
+    torch.cuda.get_arch_list(), TensorFlow's build_info), "sm_90a" (SASS for exactly 9.0)."""
+    text = entry.strip().lower()
+    ptx = text.endswith("+ptx") or text.startswith("compute_")
+    text = text.replace("+ptx", "").replace("sm_", "").replace("compute_", "")
+    specific = text[-1:] in ("a", "f")
+    digits = text.rstrip("af")
+    if "." not in digits and digits.isdigit() and len(digits) >= 2:
+        digits = f"{digits[:-1]}.{digits[-1]}"
+    return (vkey(digits), ptx, specific) if is_dotted(digits) else None
+
+
+def arch_entries_run_on(entries: Sequence[str], compute_capability: str) -> Optional[bool]:
+    """Does a build with this arch list carry kernels for this GPU: SASS of the same major and a minor
+    <= the GPU's (binary compatibility within a major), or PTX of an arch <= the GPU's (JIT).
+    None when the list is empty or unreadable."""
+    parsed = [p for p in (_arch_entry(e) for e in entries) if p is not None]
+    if not parsed or not is_dotted(compute_capability):
+        return None
+    gpu = vkey(compute_capability)
+    for cc, ptx, specific in parsed:
+        if specific:
+            if cc == gpu:
+                return True
+        elif (cc[0] == gpu[0] and cc <= gpu) or (ptx and cc <= gpu):
+            return True
+    return False
 
 
 def variant_runs_on(variant: TorchVariant, compute_capability: str) -> Optional[bool]:
-    """Does a torch variant carry kernels for this GPU: SASS for the same major and a minor <= the GPU's
-    (binary compatibility within a major), or PTX of an arch <= the GPU's (JIT). None when the arch list
-    is unknown."""
-    if not variant.arch_list or not is_dotted(compute_capability):
-        return None
-    gpu = vkey(compute_capability)
-    for entry in variant.arch_list:
-        cc = vkey(_cc_of(entry))
-        if cc[0] == gpu[0] and cc <= gpu:
-            return True
-        if entry.endswith("+PTX") and cc <= gpu:
-            return True
-    return False
+    """Does a torch variant carry kernels for this GPU (see arch_entries_run_on); None when its arch
+    list is unknown."""
+    return arch_entries_run_on(variant.arch_list, compute_capability)
 
 
 # -- GPUs ------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ from typing import List, Optional
 
 from ..facts import Facts
 from ..model import Finding
-from . import compatibility, hardware, kernel_driver, libraries, runtime_test, userspace_driver, visibility
+from . import (compatibility, framework_builds, framework_libraries, hardware, kernel_driver, libraries, runtime_test,
+               userspace_driver, visibility)
 from .base import Prior, Rule
 
 RULES: List[Rule] = [
@@ -15,6 +16,8 @@ RULES: List[Rule] = [
     *userspace_driver.RULES,
     *visibility.RULES,
     *libraries.RULES,
+    *framework_libraries.RULES,
+    *framework_builds.RULES,
     *compatibility.RULES,
     *runtime_test.RULES,
 ]

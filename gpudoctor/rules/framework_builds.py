@@ -1,0 +1,197 @@
+"""Compatibility rules for installed framework builds: driver, GPU architecture, Python, platform.
+
+Every version in these findings comes from the facts or the compat tables, never from here.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, List, Optional, Tuple
+
+from .. import compat
+from ..codes import make_finding
+from ..compat.versions import is_dotted, major_minor, vkey
+from ..facts import Facts
+from ..facts.driver import NvmlGpu
+from ..model import Finding
+from .base import Prior
+from .situation import any_gpu, cuda_version_text, driver_cuda_version, driver_version, host_driver_fix
+
+# A framework's facts, as gpudoctor.facts.frameworks defines them (typed loosely here so that the
+# rules read saved reports too).
+Framework = object
+
+
+def installed_frameworks(facts: Facts) -> List[Framework]:
+    return [fw for fw in facts.frameworks.frameworks.values() if fw.static.installed and fw.static.version]
+
+
+def cuda_builds(facts: Facts) -> List[Framework]:
+    return [fw for fw in installed_frameworks(facts) if fw.static.build == "cuda"]
+
+
+def label(fw: Framework) -> str:
+    return f"{fw.display_name} {fw.static.version}"
+
+
+def torch_variant(fw: Framework) -> Tuple[Optional[compat.TorchRelease], Optional[compat.TorchVariant]]:
+    """The PyTorch release and CUDA variant installed: "+cu124" names it; a plain version is the
+    default variant of PyPI's wheel."""
+    release = compat.torch_release(fw.static.version)
+    if release is None:
+        return None, None
+    suffix = fw.static.version.partition("+")[2]
+    return release, release.variant(suffix or release.default_variant or "")
+
+
+def _newest_build_step(fw: Framework, facts: Facts, compute_capability: Optional[str] = None) -> Optional[str]:
+    version = driver_version(facts)
+    if not version:
+        return None
+    python = facts.system.python_version
+    if fw.name == "torch":
+        build = compat.newest_torch_for(version, python, compute_capability)
+        if build and (compute_capability is None or build.arch_checked):
+            return f"Or install PyTorch {build.version} ({build.variant}), the newest build this machine runs: {build.command}"
+    if fw.name == "tensorflow" and compute_capability is None:
+        tf = compat.newest_tensorflow_for(version, python)
+        if tf:
+            return f"Or install TensorFlow {tf.version} (CUDA {tf.cuda}), the newest release this driver runs: {tf.command}"
+    return None
+
+
+def framework_driver_too_old(facts: Facts, prior: Prior) -> Iterable[Finding]:
+    version = driver_version(facts)
+    if not version or not any_gpu(facts) or prior.first_error("driver-too-old", "driver-not-loaded"):
+        return  # the CUDA-libraries rule already named the runtime that cannot run, or no driver at all
+    for fw in cuda_builds(facts):
+        cuda = fw.static.cuda_version
+        if not cuda or not is_dotted(cuda) or compat.driver_supports_cuda(version, major_minor(cuda)) is not False:
+            continue
+        need = compat.min_driver_for_cuda(major_minor(cuda))
+        minimum = need and (need.minor_version_compat_driver or need.toolkit_driver)
+        detail = (f"{label(fw)} was built for CUDA {cuda}; it needs NVIDIA driver {minimum or 'newer'} or newer, but this "
+                  f"machine has driver {version} (CUDA {cuda_version_text(driver_cuda_version(facts)) or '?'}). "
+                  f"Its CUDA calls fail with 'CUDA driver version is insufficient for CUDA runtime version' (error 35), "
+                  f"so {fw.display_name} cannot use the GPU.")
+        fix = host_driver_fix(facts) + [f"Upgrade the NVIDIA driver to {minimum} or newer, then reboot."
+                                        if minimum else "Upgrade the NVIDIA driver, then reboot."]
+        newest = _newest_build_step(fw, facts)
+        if newest:
+            fix.append(newest)
+        yield make_finding("driver-too-old", detail, fix=fix, evidence={
+            "framework": fw.name, "version": fw.static.version, "built_for_cuda": cuda, "driver": version,
+            "needed_driver": minimum})
+
+
+def _arch_list(fw: Framework) -> Tuple[List[str], str]:
+    """The build's arch list: what the framework says live, else its build files, else the tables."""
+    live = fw.live
+    if live is not None and live.arch_list:
+        return list(live.arch_list), "torch.cuda.get_arch_list()"
+    if fw.static.cuda_compute_capabilities:
+        return list(fw.static.cuda_compute_capabilities), "build_info.py"
+    if fw.name == "torch":
+        _, variant = torch_variant(fw)
+        if variant is not None and variant.arch_list:
+            return list(variant.arch_list), f"compat table ({variant.arch_source or variant.source})"
+    return [], ""
+
+
+def gpu_arch_unsupported(facts: Facts, prior: Prior) -> Iterable[Finding]:
+    for fw in cuda_builds(facts):
+        entries, where = _arch_list(fw)
+        if not entries:
+            continue
+        gpus = [g for g in facts.gpus if g.compute_capability
+                and compat.arch_entries_run_on(entries, g.compute_capability) is False]
+        if not gpus:
+            continue
+        yield _arch_finding(fw, facts, gpus, entries, where)
+
+
+def _arch_finding(fw: Framework, facts: Facts, gpus: List[NvmlGpu], entries: List[str], where: str) -> Finding:
+    listing = ", ".join(f"GPU {g.index} {g.name or ''} (compute capability {g.compute_capability})" for g in gpus)
+    newest_cc = max(vkey(g.compute_capability) for g in gpus)
+    detail = (f"{label(fw)} carries kernels for {' '.join(entries)} ({where}), none of which runs on {listing}: "
+              "no SASS for that architecture and no older PTX to JIT-compile. Work on it fails with 'no kernel "
+              "image is available for execution on the device'.")
+    fix: List[str] = []
+    step = _newest_build_step(fw, facts, gpus[0].compute_capability)
+    if step:
+        fix.append(step.replace("Or install", "Install", 1))
+    elif fw.name == "torch":
+        fix.append(f"No PyTorch build in gpudoctor's tables is known to support compute capability "
+                   f"{'.'.join(map(str, newest_cc))}; check PyTorch's release notes for the builds that include it "
+                   "(or build from source with TORCH_CUDA_ARCH_LIST set for it).")
+    else:
+        fix.append(f"{fw.display_name} publishes one GPU build per release: use a release built for this GPU, "
+                   "or build from source for its compute capability.")
+    return make_finding("gpu-arch-unsupported", detail, fix=fix, evidence={
+        "framework": fw.name, "version": fw.static.version, "arch_list": entries,
+        "gpus": [{"index": g.index, "name": g.name, "compute_capability": g.compute_capability} for g in gpus]})
+
+
+def _supported_pythons(fw: Framework) -> Tuple[str, ...]:
+    if fw.name == "torch":
+        release = compat.torch_release(fw.static.version)
+        return release.python if release else ()
+    if fw.name == "tensorflow":
+        release = compat.tensorflow_release(fw.static.version)
+        return release.python if release else ()
+    return ()
+
+
+def _newest_release_for_python(fw: Framework, python: str) -> Optional[str]:
+    if fw.name == "tensorflow":
+        series = [s for s in compat.tensorflow_series() if python in (compat.tensorflow_release(s).python or ())]
+        return max(series, key=vkey) if series else None
+    if fw.name == "torch":
+        releases = [r.version for r in compat.tables().torch if python in r.python]
+        return max(releases, key=vkey) if releases else None
+    return None
+
+
+def python_unsupported(facts: Facts, prior: Prior) -> Iterable[Finding]:
+    python = facts.system.python_version
+    if not python or not is_dotted(python):
+        return
+    current = major_minor(python)
+    for fw in installed_frameworks(facts):
+        supported = _supported_pythons(fw)
+        if not supported or current in supported:
+            continue
+        newest = _newest_release_for_python(fw, current)
+        fix = [f"Use Python {' or '.join(supported)} for {label(fw)} (a new venv or conda env: "
+               f"`conda create -n {fw.name}-env python={supported[-1]}`)."]
+        if newest:
+            package = "tensorflow" if fw.name == "tensorflow" else "torch"
+            fix.append(f"Or install a release built for Python {current}: `pip install \"{package}=={newest}.*\"`"
+                       if fw.name == "tensorflow" else
+                       f"Or install a release built for Python {current}: `pip install \"{package}=={newest}\"`")
+        yield make_finding("python-unsupported",
+                           f"{label(fw)} supports Python {', '.join(supported)}; this environment runs Python {python}. "
+                           "Its compiled parts may fail to import or misbehave.",
+                           fix=fix, evidence={"framework": fw.name, "version": fw.static.version,
+                                              "python": python, "supported": list(supported)})
+
+
+def platform_unsupported(facts: Facts, prior: Prior) -> Iterable[Finding]:
+    system = facts.system.os
+    for fw in installed_frameworks(facts):
+        if (system == "Windows" and fw.name == "tensorflow" and is_dotted(fw.static.version.split("+")[0])
+                and vkey(major_minor(fw.static.version)) >= (2, 11) and any_gpu(facts)):
+            yield make_finding(
+                "platform-unsupported",
+                f"{label(fw)} has no GPU support on native Windows (TensorFlow 2.10 was the last release with it); "
+                "it runs on the CPU here.",
+                evidence={"os": system, "framework": fw.name, "version": fw.static.version},
+                fix=["Use TensorFlow in WSL2 (`wsl --install`, then `pip install \"tensorflow[and-cuda]\"` inside "
+                     "the Linux distribution), or `pip install \"tensorflow<2.11\"` on native Windows."])
+        elif system == "Darwin" and fw.static.build == "cuda":
+            yield make_finding(
+                "platform-unsupported", f"{label(fw)} is a CUDA build, but CUDA does not run on macOS.",
+                evidence={"os": system, "framework": fw.name, "version": fw.static.version},
+                fix=[f"Install the macOS build of {fw.display_name} (Apple GPUs are used through Metal/MPS)."])
+
+
+RULES = [framework_driver_too_old, gpu_arch_unsupported, python_unsupported, platform_unsupported]

@@ -1,0 +1,181 @@
+"""CUDA-library rules for framework builds: the sonames a framework dlopens, joined with the
+libraries found. TensorFlow's dso_loader asks for exact sonames (libcudart.so.10.0 for 1.14,
+libcudnn.so.8 for 2.15), so a CUDA of another version on the path does not serve it.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from .. import compat
+from ..codes import make_finding
+from ..compat.versions import is_dotted, major_minor, vkey
+from ..facts import Facts
+from ..facts.libraries import LibraryCopy
+from ..model import Finding
+from .base import Prior
+from .framework_builds import Framework, cuda_builds, label
+from .situation import any_gpu
+
+FOUND_VIA_WORDS = {"site-packages": "a pip wheel", "conda": "the conda env", "LD_LIBRARY_PATH": "LD_LIBRARY_PATH",
+                   "ldconfig": "the system library cache", "CUDA_HOME": "CUDA_HOME", "default": "/usr/local/cuda*",
+                   "dlopen": "the loader's path"}
+
+
+def _copies(facts: Facts, library: str) -> List[LibraryCopy]:
+    lib = facts.libraries.library(library)
+    return list(lib.copies) if lib else []
+
+
+def _where(copy: LibraryCopy) -> str:
+    return f"{copy.real_path} ({' and '.join(FOUND_VIA_WORDS.get(v, v) for v in copy.found_via)})"
+
+
+def _checked_frameworks(facts: Facts) -> List[Framework]:
+    # Only frameworks whose dlopen list is known from their build rules: TensorFlow's dso_loader.
+    # PyTorch links its CUDA libraries (a missing one is an import failure, reported by the
+    # framework rules) and may carry them in torch/lib, which the library search does not cover.
+    return [fw for fw in cuda_builds(facts) if fw.name == "tensorflow" and fw.static.sonames]
+
+
+def missing_sonames(fw: Framework, facts: Facts) -> Dict[str, List[Tuple[str, List[str]]]]:
+    """code -> [(needed soname, sonames of other versions that are present)]."""
+    out: Dict[str, List[Tuple[str, List[str]]]] = {}
+    for need in fw.static.sonames:
+        copies = _copies(facts, need.library)
+        if any(c.soname == need.soname for c in copies):
+            continue
+        others = sorted({c.soname for c in copies})
+        if need.library == "cudnn":
+            code = "cudnn-version-mismatch" if others else "cudnn-missing"
+        else:
+            code = "cuda-version-mismatch" if others else "cuda-library-missing"
+        out.setdefault(code, []).append((need.soname, others))
+    return out
+
+
+def framework_sonames(facts: Facts, prior: Prior) -> Iterable[Finding]:
+    if not any_gpu(facts):
+        return  # with no GPU the framework runs on the CPU and needs none of them
+    for fw in _checked_frameworks(facts):
+        for code, missing in missing_sonames(fw, facts).items():
+            yield _soname_finding(code, fw, facts, missing)
+
+
+def _soname_finding(code: str, fw: Framework, facts: Facts, missing: List[Tuple[str, List[str]]]) -> Finding:
+    wanted = ", ".join(s for s, _ in missing)
+    others = sorted({o for _, found in missing for o in found})
+    built = f"CUDA {fw.static.cuda_version}" if fw.static.cuda_version else "its CUDA"
+    if code in ("cuda-version-mismatch", "cudnn-version-mismatch"):
+        present = "; ".join(_where(c) for lib in {s.split(".so")[0][3:] for s in others}
+                            for c in _copies(facts, lib) if c.soname in others)
+        detail = (f"{label(fw)} was built for {built} (cuDNN {fw.static.cudnn_version or '?'}) and dlopens {wanted}; "
+                  f"this machine offers {', '.join(others)} instead: {present}. Another version does not serve it, "
+                  f"so {fw.display_name} skips the GPU ('Cannot dlopen some GPU libraries').")
+    else:
+        detail = (f"{label(fw)} was built for {built} and dlopens {wanted}, which no folder on the loader's path "
+                  f"provides, so {fw.display_name} skips the GPU ('Cannot dlopen some GPU libraries').")
+    return make_finding(code, detail, fix=_soname_fix(fw, facts, others),
+                        evidence={"framework": fw.name, "version": fw.static.version, "needs": [s for s, _ in missing],
+                                  "found": others})
+
+
+def _soname_fix(fw: Framework, facts: Facts, others: List[str]) -> List[str]:
+    release = compat.tensorflow_release(fw.static.version)
+    tested = release.linux if release else None
+    fix: List[str] = []
+    if release and release.and_cuda:
+        fix.append(f"Install the CUDA libraries this release pins as wheels: "
+                   f"`pip install \"tensorflow[and-cuda]=={release.and_cuda.version}\"`.")
+    elif tested:
+        env_step = (f"`conda install cudatoolkit={tested.cuda}` in this conda env"
+                    if facts.system.env_kind == "conda" else
+                    f"the CUDA {tested.cuda} toolkit, and put its lib64 folder on LD_LIBRARY_PATH "
+                    f"(`export LD_LIBRARY_PATH=/usr/local/cuda-{tested.cuda}/lib64:$LD_LIBRARY_PATH`)")
+        fix.append(f"Install what {label(fw)} was tested with: CUDA {tested.cuda} and cuDNN {tested.cudnn} — "
+                   f"{env_step}.")
+    offered = _offered_cuda(others)
+    if offered:
+        alternative = _tensorflow_for_cuda(offered, facts.system.python_version)
+        if alternative:
+            fix.append(f"Or install the TensorFlow release tested with the CUDA {offered} you have: "
+                       f"`pip install \"{alternative.package.replace('_', '-')}=={alternative.version}\"` "
+                       f"(tested with cuDNN {alternative.cudnn}).")
+    return fix or ["Install the CUDA and cuDNN versions this TensorFlow release was built with."]
+
+
+def _offered_cuda(sonames: List[str]) -> Optional[str]:
+    """'10.1' from libcudart.so.10.1 (versioned like the toolkit until CUDA 11)."""
+    for soname in sonames:
+        if soname.startswith("libcudart.so."):
+            version = soname[len("libcudart.so."):]
+            if is_dotted(version) and "." in version:
+                return version
+    return None
+
+
+def _tensorflow_for_cuda(cuda: str, python: Optional[str]) -> Optional[compat.TfTested]:
+    rows = [r for r in compat.tables().tf_tested if r.platform == "linux" and r.cuda == cuda
+            and (not python or major_minor(python) in r.python)]
+    return max(rows, key=lambda r: vkey(r.version)) if rows else None
+
+
+def cudnn_minor_too_old(facts: Facts, prior: Prior) -> Iterable[Finding]:
+    """TensorFlow accepts a cuDNN of the same major and an equal or higher minor than it was compiled
+    with ("CuDNN library needs to have matching major version and equal or higher minor version")."""
+    if not any_gpu(facts) or prior.has("cudnn-version-mismatch") or prior.has("cudnn-missing"):
+        return
+    for fw in _checked_frameworks(facts):
+        logged = _logged_cudnn_mismatch(fw)
+        required = logged[1] if logged else _tested_cudnn(fw)
+        loaded = logged[0] if logged else _loaded_cudnn(facts, fw)
+        if not required or not loaded or not is_dotted(required) or not is_dotted(loaded):
+            continue
+        if vkey(loaded)[0] != vkey(required)[0] or vkey(major_minor(loaded)) >= vkey(major_minor(required)):
+            continue
+        release = compat.tensorflow_release(fw.static.version)
+        pin = release.and_cuda.cudnn if release and release.and_cuda else None
+        wheel = f"nvidia-cudnn-cu{fw.static.cuda_version.split('.')[0]}" if fw.static.cuda_version else "nvidia-cudnn"
+        fix = [f"`pip install {wheel}=={pin}` (the cuDNN {label(fw)} pins)" if pin else
+               f"Install cuDNN {major_minor(required)} or a newer {vkey(required)[0]}.x for CUDA {fw.static.cuda_version}."]
+        if facts.system.env_kind == "conda":
+            fix.append(f"In this conda env: `conda install \"cudnn>={major_minor(required)},<{vkey(required)[0] + 1}\"`.")
+        yield make_finding(
+            "cudnn-version-mismatch",
+            f"{label(fw)} was compiled with cuDNN {required}; the cuDNN it loads is {loaded}. TensorFlow refuses an "
+            f"older minor: 'Loaded runtime CuDNN library: {loaded} but source was compiled with: {required}', and "
+            "convolutions fail.",
+            fix=fix, evidence={"framework": fw.name, "version": fw.static.version, "compiled_with": required,
+                               "loaded": loaded, "from_log": bool(logged)})
+
+
+def _logged_cudnn_mismatch(fw: Framework) -> Optional[Tuple[str, str]]:
+    for line in (fw.live.log_lines if fw.live else []):
+        if line.kind == "cudnn-version-mismatch" and line.runtime_version and line.compiled_version:
+            return line.runtime_version, line.compiled_version
+    return None
+
+
+def _tested_cudnn(fw: Framework) -> Optional[str]:
+    static = fw.static.cudnn_version
+    if static and is_dotted(static) and "." in static:
+        return static
+    release = compat.tensorflow_release(fw.static.version)
+    if release and release.and_cuda:
+        return release.and_cuda.cudnn
+    return release.linux.cudnn if release and release.linux else None
+
+
+def _loaded_cudnn(facts: Facts, fw: Framework) -> Optional[str]:
+    majors = {n.soname for n in fw.static.sonames if n.library == "cudnn"}
+    lib = facts.libraries.library("cudnn")
+    if lib is None:
+        return None
+    for res in lib.loader_resolution:
+        if res.soname in majors and res.version:
+            return res.version
+    versions = [c.version for c in lib.copies if c.soname in majors and c.version]
+    return versions[0] if versions else None
+
+
+RULES = [framework_sonames, cudnn_minor_too_old]
