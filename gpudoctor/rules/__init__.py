@@ -19,3 +19,6 @@ def diagnose(facts: Facts, rules: "List[Rule] | None" = None) -> List[Finding]:
             findings.append(finding)
             prior.add(finding)
     return findings
+
+from .frameworks import RULES as _fw  # noqa: E402
+RULES.extend(_fw)
