@@ -1,0 +1,64 @@
+"""Fixtures for the framework probes: fake framework packages on a temporary path, a second venv,
+and the real CPU torch / CUDA tensorflow when installed.
+
+Real frameworks: `.ci/run` installs `torch==2.13.0` (the CPU wheel) and `tensorflow` into the test
+interpreter (see tests/frameworks/requirements.txt) and sets GPUDOCTOR_REQUIRE_FRAMEWORKS=1, so a
+missing framework fails the run instead of skipping its tests.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import textwrap
+from pathlib import Path
+from typing import Dict, Optional
+
+import pytest
+
+from gpudoctor.probes.context import ProbeContext
+
+
+class FakeSite:
+    """A folder put on PYTHONPATH holding fake packages and their dist-info metadata."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+
+    def dist(self, name: str, version: str, requires: tuple = (), installer: str = "pip",
+             where: Optional[Path] = None) -> None:
+        folder = (where or self.root) / ("%s-%s.dist-info" % (name.replace("-", "_"), version))
+        folder.mkdir(parents=True, exist_ok=True)
+        lines = ["Metadata-Version: 2.1", "Name: %s" % name, "Version: %s" % version]
+        lines += ["Requires-Dist: %s" % r for r in requires]
+        (folder / "METADATA").write_text("\n".join(lines) + "\n\nA long description that is never read.\n")
+        (folder / "INSTALLER").write_text(installer + "\n")
+
+    def module(self, relpath: str, source: str) -> Path:
+        path = self.root / relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source))
+        return path
+
+    def context(self, timeout: float = 20.0, quick: bool = False, python: Optional[str] = None,
+                extra_env: Optional[Dict[str, str]] = None) -> ProbeContext:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "TF_", "CUDA_"))}
+        env["PYTHONPATH"] = str(self.root)
+        env.update(extra_env or {})
+        return ProbeContext(env=env, python=python or sys.executable, timeout=timeout, quick=quick)
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> FakeSite:
+    return FakeSite(tmp_path / "site")
+
+
+def real_framework(name: str) -> None:
+    """Skip (or, in CI with GPUDOCTOR_REQUIRE_FRAMEWORKS=1, fail) when a real framework is absent."""
+    if importlib.util.find_spec(name) is None:
+        message = "%s is not installed in the test interpreter (see tests/frameworks/requirements.txt)" % name
+        if os.environ.get("GPUDOCTOR_REQUIRE_FRAMEWORKS") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
