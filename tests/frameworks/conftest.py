@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -23,8 +24,9 @@ from gpudoctor.probes.context import ProbeContext
 class FakeSite:
     """A folder put on PYTHONPATH holding fake packages and their dist-info metadata."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, python: str = sys.executable) -> None:
         self.root = root
+        self.python = python  # the target interpreter: a bare venv, so no real framework leaks in
         root.mkdir(parents=True, exist_ok=True)
 
     def dist(self, name: str, version: str, requires: tuple = (), installer: str = "pip",
@@ -47,12 +49,23 @@ class FakeSite:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "TF_", "CUDA_"))}
         env["PYTHONPATH"] = str(self.root)
         env.update(extra_env or {})
-        return ProbeContext(env=env, python=python or sys.executable, timeout=timeout, quick=quick)
+        return ProbeContext(env=env, python=python or self.python, timeout=timeout, quick=quick)
+
+
+def make_venv(path: Path) -> str:
+    """A second interpreter with nothing installed (`python -m venv --without-pip`): fast to make."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
+    return str(path / "bin" / "python")
+
+
+@pytest.fixture(scope="session")
+def bare_python(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return make_venv(tmp_path_factory.mktemp("bare-venv") / "venv")
 
 
 @pytest.fixture
-def site(tmp_path: Path) -> FakeSite:
-    return FakeSite(tmp_path / "site")
+def site(tmp_path: Path, bare_python: str) -> FakeSite:
+    return FakeSite(tmp_path / "site", bare_python)
 
 
 def real_framework(name: str) -> None:
