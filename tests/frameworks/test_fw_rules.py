@@ -158,3 +158,12 @@ def test_probe_timeout_names_the_framework_and_phase():
     finding = by_code(diagnose(gpu_machine(env(tensorflow(live=live)))))["probe-timeout"]
     assert finding.title == "TensorFlow probe timed out (devices)"
     assert "during 'devices'" in finding.detail
+
+
+def test_framework_facts_survive_a_json_round_trip():
+    """Saved reports (and real-GPU fixtures) are fed back to the rules through from_json."""
+    from gpudoctor.facts.serialize import from_json, to_json
+    original = env(torch(live=ready_torch_live()), dists=[("torch", "2.5.1+cu124")])
+    again = from_json(FrameworksFacts, to_json(original))
+    assert again == original
+    assert again.frameworks["torch"].live.ops[1].name == "conv2d"
