@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 from ..facts import Facts
 from ..model import Finding
+from . import compatibility, hardware, kernel_driver, runtime_test, userspace_driver, visibility
 from .base import Prior, Rule
 
-RULES: List[Rule] = []
+RULES: List[Rule] = [
+    *hardware.RULES,
+    *kernel_driver.RULES,
+    *userspace_driver.RULES,
+    *visibility.RULES,
+    *compatibility.RULES,
+    *runtime_test.RULES,
+]
 
 
-def diagnose(facts: Facts, rules: "List[Rule] | None" = None) -> List[Finding]:
+def diagnose(facts: Facts, rules: Optional[List[Rule]] = None) -> List[Finding]:
     prior = Prior()
     findings: List[Finding] = []
     for rule in rules if rules is not None else RULES:
@@ -19,6 +27,8 @@ def diagnose(facts: Facts, rules: "List[Rule] | None" = None) -> List[Finding]:
             findings.append(finding)
             prior.add(finding)
     return findings
+from .libraries import RULES as _lib_rules  # noqa: E402
+RULES.extend(_lib_rules)
 
 from .frameworks import RULES as _fw  # noqa: E402
 RULES.extend(_fw)

@@ -382,7 +382,7 @@ def import_failures(facts: Facts, prior: Prior) -> Iterable[Finding]:
         if live is None:
             continue
         evidence = {"framework": fw.name, "probe": live.probe, "phase": live.phase, "seconds": live.duration_s}
-        if live.status == "timeout":
+        if live.status == "timeout" and not _covered(prior, "probe-timeout", live.probe):
             where = "while importing it" if live.phase in (None, "start", "import") else "during '%s'" % live.phase
             yield make_finding(
                 "probe-timeout",
@@ -395,7 +395,8 @@ def import_failures(facts: Facts, prior: Prior) -> Iterable[Finding]:
                      "On a slow disk or a busy machine, allow more time: `gpudoctor check --timeout 120`."])
         elif live.status in ("import-failed", "crashed") and live.phase in (None, "import"):
             yield _import_failed(facts, prior, fw, evidence)
-        elif live.status in ("crashed", "failed"):
+        elif live.status in ("crashed", "failed") and live.phase not in (None, "import") \
+                and not _covered(prior, "probe-crashed", live.probe):
             yield make_finding(
                 "probe-crashed",
                 "The %s probe died during '%s' (%s), after %s imported."
@@ -404,6 +405,14 @@ def import_failures(facts: Facts, prior: Prior) -> Iterable[Finding]:
                 caused_by=prior.first_error(*GPU_ROOT_CAUSES),
                 fix=["Reproduce with `python -c \"import %s\"` and the failing step; a crash inside a CUDA "
                      "library often means mismatched driver or library files." % fw.name])
+
+
+def _covered(prior: Prior, code: str, probe: str) -> bool:
+    """The generic probe rule (runtime_test) already reported this probe under `code`."""
+    found = prior.get(code)
+    if found is None:
+        return False
+    return probe in list(found.evidence.get("probes") or []) + [found.evidence.get("probe")]
 
 
 def _import_failed(facts: Facts, prior: Prior, fw: FrameworkFacts, evidence: dict) -> Finding:

@@ -5,19 +5,17 @@ from __future__ import annotations
 import time
 
 from gpudoctor.facts import Facts
-from gpudoctor.facts.driver import NvmlGpu
 from gpudoctor.probes.frameworks import probe_frameworks
 from gpudoctor.rules import diagnose
 
+from ..factories import gpu_machine as healthy_machine
 from . import fakes
 
 
 def gpu_machine(frameworks) -> Facts:
-    facts = Facts(frameworks=frameworks)
-    facts.driver.nvml.gpus = [NvmlGpu(index=0, name="NVIDIA GeForce RTX 3090")]
-    facts.driver.nvml.driver_version = "535.183.01"
-    facts.driver.libcuda.driver_version = 12020
-    facts.driver.libcuda.device_count = 1
+    """A healthy machine with one RTX 3090 and driver 535 (CUDA 12.2), and these framework facts."""
+    facts = healthy_machine(count=1, name="NVIDIA GeForce RTX 3090", cc="8.6")
+    facts.frameworks = frameworks
     return facts
 
 
@@ -71,10 +69,14 @@ def test_torch_import_that_hangs_costs_its_timeout_and_names_the_probe(site):
     live = frameworks.frameworks["torch"].live
     assert live.status == "timeout"
     assert live.phase == "import"
-    finding = next(f for f in diagnose(gpu_machine(frameworks)) if f.code == "probe-timeout")
-    assert "PyTorch" in finding.title and "import" in finding.title
-    assert finding.evidence["probe"] == "framework-torch"
+    facts = gpu_machine(frameworks)
+    facts.probes = statuses
+    (finding,) = [f for f in diagnose(facts) if f.code == "probe-timeout"]  # one finding, not one per rule
+    assert "framework-torch" in finding.title
     assert {s.name: s.status for s in statuses}["framework-torch"] == "timeout"
+    facts.probes = []  # without the generic probe rule's finding, the framework rule says more
+    (finding,) = [f for f in diagnose(facts) if f.code == "probe-timeout"]
+    assert finding.title == "PyTorch probe timed out (import)"
     assert time.monotonic() - started < 60  # the hang is killed, not waited for (a bound, not a timing)
 
 

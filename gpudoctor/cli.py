@@ -1,0 +1,50 @@
+"""The `gpudoctor` command line: one subcommand per module in gpudoctor/commands."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import List, Optional
+
+from . import __version__
+
+COMMANDS = ["check", "explain", "compat", "codes"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gpudoctor",
+        description="Can my frameworks use my NVIDIA GPU, and if not, what is wrong and what do I type to fix it?",
+        epilog="Start with `gpudoctor check`. Every finding code is explained by `gpudoctor codes CODE`.")
+    parser.add_argument("--version", action="version", version=f"gpudoctor {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"gpudoctor.commands.{name}").register(subparsers)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.handler(args))
+    except KeyboardInterrupt:
+        print("gpudoctor: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # exit 2 is the contract for an internal failure; say so, no traceback
+        print(f"gpudoctor: internal error: {exc.__class__.__name__}: {exc}\n"
+              "This is a bug in gpudoctor; please report it with `gpudoctor check -v --json` output.", file=sys.stderr)
+        if "-v" in (argv or sys.argv) or "--verbose" in (argv or sys.argv):
+            import traceback
+            traceback.print_exc()
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+"""gpudoctor explain: read an error log and name the root cause and the fix.
+
+    from gpudoctor.explain import explain_stream
+    result = explain_stream(open("train.log", "rb"))
+    result.findings  # the same Finding objects as `gpudoctor check`, root cause first
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, Dict, List, Optional
+
+from ..model import Finding
+from .catalogue import load_catalogue
+from .engine import Diagnosis, Explainer, Note, rank
+from .join import join_with_check
+from .reader import CHUNK_BYTES, SourceStats, iter_candidate_lines
+
+__all__ = ["ExplainResult", "explain_stream", "explain_text", "join_with_check", "rank"]
+
+
+@dataclass
+class ExplainResult:
+    findings: List[Finding]
+    facts: Dict[str, Any]
+    notes: List[Note]
+    stats: SourceStats = field(default_factory=SourceStats)
+    name: str = "-"
+
+    @property
+    def recognised(self) -> bool:
+        return bool(self.findings)
+
+    def source_json(self) -> Dict[str, Any]:
+        return {
+            "name": self.name,
+            "bytes": self.stats.bytes_read,
+            "lines": self.stats.lines,
+            "candidate_lines": self.stats.candidate_lines,
+            "truncated_lines": self.stats.truncated_lines,
+            "replaced_characters": self.stats.replaced_chars,
+            "facts": self.facts,
+            "notes": [{"id": n.id, "meaning": n.meaning, "line": n.first_line, "count": n.count, "text": n.text}
+                      for n in self.notes],
+        }
+
+
+def explain_stream(stream: BinaryIO, name: str = "-", chunk_bytes: int = CHUNK_BYTES) -> ExplainResult:
+    """Read a binary stream to its end and diagnose it. Memory stays flat whatever its size."""
+    explainer = Explainer(load_catalogue())
+    stats = SourceStats()
+    for lineno, line, keywords in iter_candidate_lines(stream, explainer.keywords, stats, chunk_bytes):
+        explainer.feed(lineno, line, keywords)
+    diagnosis: Diagnosis = explainer.diagnose()
+    return ExplainResult(diagnosis.findings, diagnosis.facts, diagnosis.notes, stats, name)
+
+
+def explain_text(text: str, name: str = "-") -> ExplainResult:
+    return explain_stream(io.BytesIO(text.encode("utf-8", "surrogatepass")), name)

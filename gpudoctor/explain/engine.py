@@ -1,0 +1,225 @@
+"""One generic matcher over the signature catalogue, and the diagnosis of what it found.
+
+Lines come from the reader; each line is tried against the signatures whose keywords it
+contains. Matches are folded into at most one finding per (code, subject), facts (versions,
+names) are kept for the templates, and at the end the findings are linked (caused_by) and
+ordered root cause first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+from ..codes import CATALOG, make_finding
+from ..model import Finding, Severity
+from .catalogue import Catalogue, Signature, load_catalogue
+from .enrich import ENRICHERS
+from .templates import first, render, render_all
+
+MAX_FINDINGS = 200  # distinct (code, subject) pairs kept; a log cannot make memory grow
+MAX_LINES_KEPT = 5  # line numbers kept per finding
+MAX_TEXT = 400  # characters of the first matching line kept as evidence
+# A signature of these ids folds into any other finding with the same code: it says less.
+GENERIC_SIGNATURES = ("cuda-error-table", "tf-cudart-stub-no-runtime", "jax-unable-to-load-cuda")
+# Findings a CUDA error explains only when they are found with it (e.g. 100 after no driver).
+DRIVER_CAUSES = ("driver-not-loaded", "device-nodes-missing", "uvm-not-loaded", "libcuda-missing",
+                 "nvml-driver-mismatch", "no-visible-gpu", "gpu-memory-full")
+
+
+@dataclass
+class Hit:
+    """Matches of one finding (code, subject), folded together."""
+
+    sig: Signature
+    order: int  # catalogue position of sig: lower is more specific
+    code: str
+    values: Dict[str, Any]
+    first_line: int
+    text: str
+    lines: List[int] = field(default_factory=list)
+    count: int = 0  # log lines that showed it
+    signatures: List[str] = field(default_factory=list)
+    last_line: int = 0
+
+
+@dataclass
+class Note:
+    """A known-harmless message (or an optional library) seen in the log."""
+
+    id: str
+    meaning: str
+    first_line: int
+    text: str
+    count: int = 0
+
+
+@dataclass
+class Diagnosis:
+    findings: List[Finding]
+    facts: Dict[str, Any]
+    notes: List[Note]
+
+
+class Explainer:
+    def __init__(self, catalogue: Optional[Catalogue] = None) -> None:
+        self.cat = catalogue or load_catalogue()
+        self.order = {sig.id: i for i, sig in enumerate(self.cat.signatures)}
+        self.hits: Dict[Tuple[str, str], Hit] = {}
+        self.facts: Dict[str, Any] = {}
+        self.notes: Dict[str, Note] = {}
+
+    @property
+    def keywords(self) -> List[str]:
+        return list(self.cat.by_keyword)
+
+    # -- matching ---------------------------------------------------------------------
+    def feed(self, lineno: int, line: str, keywords: List[str]) -> None:
+        sigs: Dict[str, Signature] = {}
+        for kw in keywords:
+            for sig in self.cat.by_keyword.get(kw, ()):
+                sigs[sig.id] = sig
+        for sig in sorted(sigs.values(), key=lambda s: self.order[s.id]):
+            for m in sig.regex.finditer(line):
+                self._match(sig, m.groupdict(), lineno, line)
+                if sig.kind != "fact":
+                    break  # one finding per signature and line is enough
+
+    def feed_text(self, text: str, first_lineno: int = 1) -> None:
+        """Match a small text directly (tests, or callers that hold the log in memory)."""
+        kws = self.keywords
+        for i, line in enumerate(text.splitlines()):
+            low = line.lower()
+            found = [k for k in kws if k in low]
+            if found:
+                self.feed(first_lineno + i, line, found)
+
+    def _match(self, sig: Signature, groups: Dict[str, Optional[str]], lineno: int, line: str) -> None:
+        values: Dict[str, Any] = {k: v.strip() for k, v in groups.items() if v}
+        if sig.kind == "fact":
+            for k, v in values.items():
+                self.facts.setdefault(k, v)
+            return
+        if sig.kind == "benign":
+            self._note(sig.id, sig.meaning, lineno, line)
+            return
+        enrichers = list(sig.enrich)
+        if sig.code == "@soname":
+            enrichers.insert(0, "soname:soname")
+        elif sig.code == "@cuda_error":
+            enrichers.insert(0, "cuda_error:err")
+        for spec in enrichers:
+            name, _, arg = spec.partition(":")
+            extra = ENRICHERS[name](self.cat, values, line, arg)
+            if extra is None:
+                return  # the match is not about the GPU stack after all
+            values.update(extra)
+        code = values.pop("_code", None) or sig.code
+        if values.pop("_optional", False):
+            self._note(f"optional:{values.get('soname', sig.id)}",
+                       f"{values.get('soname')} ({values.get('component')}) is missing; it is optional.", lineno, line)
+            return
+        subject = render(sig.subject, values) if sig.subject else sig.id
+        key = (code, subject)
+        hit = self.hits.get(key)
+        order = self.order[sig.id]
+        if hit is None:
+            if len(self.hits) >= MAX_FINDINGS:
+                return
+            hit = self.hits[key] = Hit(sig=sig, order=order, code=code, values=values,
+                                       first_line=lineno, text=line.strip()[:MAX_TEXT])
+        elif order < hit.order:  # a more specific signature describes it better
+            hit.sig, hit.order, hit.values = sig, order, {**hit.values, **values}
+        if lineno != hit.last_line:
+            hit.count += 1
+            hit.last_line = lineno
+        if len(hit.lines) < MAX_LINES_KEPT and lineno not in hit.lines:
+            hit.lines.append(lineno)
+        if sig.id not in hit.signatures:
+            hit.signatures.append(sig.id)
+
+    def _note(self, note_id: str, meaning: str, lineno: int, line: str) -> None:
+        note = self.notes.get(note_id)
+        if note is None:
+            note = self.notes[note_id] = Note(note_id, meaning, lineno, line.strip()[:MAX_TEXT])
+        note.count += 1
+
+    # -- diagnosis --------------------------------------------------------------------
+    def diagnose(self) -> Diagnosis:
+        hits = self._fold_generic(list(self.hits.values()))
+        findings = [self._finding(h) for h in hits]
+        findings = _link_causes(findings, hits)
+        return Diagnosis(findings=rank(findings), facts=dict(self.facts),
+                         notes=sorted(self.notes.values(), key=lambda n: n.first_line))
+
+    def _fold_generic(self, hits: List[Hit]) -> List[Hit]:
+        kept: List[Hit] = []
+        for h in hits:
+            other = next((o for o in hits if o is not h and o.code == h.code
+                          and o.sig.id not in GENERIC_SIGNATURES), None)
+            if h.sig.id in GENERIC_SIGNATURES and other is not None:
+                other.count += h.count
+                other.lines = sorted(set(other.lines + h.lines))[:MAX_LINES_KEPT]
+                other.signatures += [s for s in h.signatures if s not in other.signatures]
+                continue
+            kept.append(h)
+        return kept
+
+    def _finding(self, h: Hit) -> Finding:
+        values = {**self.facts, **h.values}
+        entry = CATALOG[h.code]
+        severity = Severity(h.sig.severity) if h.sig.severity else entry.severity
+        detail = render(h.sig.detail, values)
+        fix = render_all(list(h.sig.fix) + list(values.get("_fix", ())), values)
+        evidence: Dict[str, Any] = {
+            "source": "log",
+            "signature": h.sig.id,
+            "signatures": list(h.signatures),
+            "line": h.first_line,
+            "lines": list(h.lines),
+            "count": h.count,
+            "text": h.text,
+        }
+        evidence.update({k: v for k, v in h.values.items() if not k.startswith("_") and not k.startswith("err_m")})
+        for k in ("driver_version", "driver_cuda", "torch_version", "tf_version", "compute_capability"):
+            if k in self.facts and k not in evidence:
+                evidence[k] = self.facts[k]
+        return make_finding(h.code, first(detail, entry.meaning), evidence=evidence, fix=fix or [entry.remedy],
+                            title=render(h.sig.title, values) or None, severity=severity)
+
+
+def _link_causes(findings: List[Finding], hits: List[Hit]) -> List[Finding]:
+    """Set caused_by where a message is a symptom of another finding in the same log."""
+    errors = [f for f in findings if f.severity == Severity.ERROR and f.code != "not-environment"]
+    out = []
+    for f, h in zip(findings, hits):
+        wanted = list(h.sig.symptom_of)
+        if h.sig.id == "cuda-error-table":
+            wanted = list(DRIVER_CAUSES)
+        cause = None
+        for code in [c for c in wanted if c != "lower"]:
+            cause = next((e for e in errors if e.code == code and e.code != f.code), None)
+            if cause:
+                break
+        if cause is None and "lower" in wanted:
+            lower = [e for e in errors if e.layer.depth < f.layer.depth and e.code != f.code]
+            cause = min(lower, key=lambda e: e.layer.depth, default=None)
+        if cause is not None:
+            f = Finding(f.code, f.severity, f.layer, f.title, f.detail, f.evidence, f.fix, cause.code)
+        out.append(f)
+    return out
+
+
+def _group(f: Finding) -> int:
+    if f.severity == Severity.ERROR:
+        return 0
+    if f.code == "not-environment":  # the answer for the log, ahead of side warnings
+        return 1
+    return 2 if f.severity == Severity.WARNING else 3
+
+
+def rank(findings: List[Finding]) -> List[Finding]:
+    """Root causes first: errors, then a not-environment answer, then warnings and info;
+    within a group the lowest layer first; a symptom after every root cause."""
+    return sorted(findings, key=lambda f: (f.caused_by is not None, _group(f), f.layer.depth,
+                                           f.evidence.get("line", 0)))

@@ -1,0 +1,107 @@
+"""Turn raw extracted strings into the versions and names a fix can use.
+
+`libcudart.so.11.0` -> CUDA 11.0; `12010` (as JAX and cuDriverGetVersion print it) -> 12.1;
+`7201` (cudnnGetVersion of cuDNN 7) -> 7.2.1; `sm_86` -> compute capability 8.6.
+Each enricher takes the values extracted so far and returns new ones (or None to reject
+the match, e.g. a library gpudoctor knows nothing about).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Optional
+
+from .catalogue import Catalogue
+
+Values = Dict[str, Any]
+
+
+def cuda_version_from_int(n: int) -> str:
+    """cuDriverGetVersion / cudaRuntimeGetVersion encoding: 1000*major + 10*minor."""
+    return f"{n // 1000}.{(n % 1000) // 10}"
+
+
+def library_version_from_int(n: int) -> str:
+    """cudnnGetVersion and friends: 1000*major + 100*minor + patch (cuDNN >= 9: 10000*major)."""
+    if n >= 10000:
+        return f"{n // 10000}.{(n % 10000) // 100}.{n % 100}"
+    return f"{n // 1000}.{(n % 1000) // 100}.{n % 100}"
+
+
+def _dotted(raw: str, as_cuda: bool) -> str:
+    if raw.isdigit() and len(raw) >= 4:
+        n = int(raw)
+        return cuda_version_from_int(n) if as_cuda else library_version_from_int(n)
+    return raw
+
+
+def soname(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
+    name = values.get(arg or "soname") or ""
+    fam = cat.soname_family(name)
+    if fam is None:
+        return None  # not a GPU library: not ours to diagnose
+    m = fam.pattern.search(name)
+    groups = {k: v for k, v in m.groupdict().items() if v}
+    version = groups.get("version", "")
+    major = version.split(".")[0] if version else ""
+    out: Values = dict(groups, version=version, major=major, component=fam.component.format(**groups)
+                       if "{" in fam.component else fam.component, _optional=fam.optional,
+                       _code=fam.code, _fix=fam.fix)
+    out["what"] = out["component"]
+    if version and fam.version_is == "cuda":
+        out["needs"] = f"CUDA {version}"
+        out["cuda_version"] = version
+        out["what"] = f"{out['component']} for CUDA {version}"
+    elif version and fam.version_is == "library":
+        short = groups.get("lib") or fam.component.split(" (")[0]
+        out["needs"] = f"{short} {version}"
+        out["what"] = out["needs"]
+    return out
+
+
+def cuda_error(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
+    err = cat.cuda_error(values.get(arg or "err") or "")
+    if err is None:
+        return None
+    if err.requires and err.requires not in line.lower() and values.get("err", "").lower() == err.message.lower():
+        return None  # a generic message ("unknown error") outside any CUDA context
+    return {"err_number": err.number, "err_name": err.names, "err_message": err.message,
+            "err_meaning": err.meaning, "_code": err.code, "_fix": err.fix}
+
+
+def cuda_int(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
+    raw = str(values.get(arg) or "")
+    return {f"{arg}_cuda": _dotted(raw, True)} if raw else {}
+
+
+def cudnn_int(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
+    raw = str(values.get(arg) or "")
+    if not raw:
+        return {}
+    dotted = _dotted(raw, False)
+    major = dotted.split(".")[0]
+    out = {f"{arg}_v": dotted, f"{arg}_major": major}
+    if major.isdigit():
+        out[f"{arg}_next"] = str(int(major) + 1)
+    return out
+
+
+def jax_version(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
+    raw = str(values.get(arg) or "")
+    return {f"{arg}_v": _dotted(raw, values.get("lib", "").upper() == "CUDA")} if raw else {}
+
+
+def sm(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
+    raw = str(values.get(arg) or "")
+    if not raw.isdigit():
+        return {}
+    return {"cc": f"{raw[:-1]}.{raw[-1]}"}
+
+
+ENRICHERS: Dict[str, Callable[[Catalogue, Values, str, str], Optional[Values]]] = {
+    "soname": soname,
+    "cuda_error": cuda_error,
+    "cuda_int": cuda_int,
+    "cudnn_int": cudnn_int,
+    "jax_version": jax_version,
+    "sm": sm,
+}

@@ -1,0 +1,132 @@
+"""The terminal report: verdict, layers, the GPU table, then findings root cause first."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from ..facts import Facts
+from ..model import Finding, Layer, Severity
+from ..rules.situation import cuda_version_text, mib
+
+VERDICT_STYLE = {"ok": ("bold green", "✔ OK"), "warning": ("bold yellow", "⚠ WARNING"), "error": ("bold red", "✖ ERROR")}
+SEVERITY_STYLE = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+# Layers shown in the layer table (logs-only findings never come from check).
+CHECK_LAYERS = [layer for layer in Layer if layer is not Layer.LOGS]
+GPU_ONLY_LAYERS = {Layer.KERNEL_DRIVER, Layer.USERSPACE_DRIVER, Layer.VISIBILITY, Layer.RUNTIME_TEST}
+
+
+def verdict_line(verdict: str, findings: List[Finding]) -> Text:
+    style, label = VERDICT_STYLE[verdict]
+    errors = sum(1 for f in findings if f.severity == Severity.ERROR)
+    warnings = sum(1 for f in findings if f.severity == Severity.WARNING)
+    roots = [f for f in findings if f.severity != Severity.INFO and f.caused_by is None]
+    if verdict == "ok":
+        summary = "nothing stands between your frameworks and the GPU" if not findings or \
+            all(f.code != "no-nvidia-gpu" for f in findings) else "no NVIDIA GPU here; nothing is broken"
+    else:
+        summary = f"{errors} error(s), {warnings} warning(s)" + (f"; root cause: {roots[0].title}" if roots else "")
+    return Text.assemble((label, style), "  ", summary)
+
+
+def layer_table(facts: Facts, findings: List[Finding], facts_summary: Dict[Layer, str]) -> Table:
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    table.add_column("Layer")
+    table.add_column("Status")
+    table.add_column("What gpudoctor saw", overflow="fold")
+    no_gpu = any(f.code == "no-nvidia-gpu" for f in findings)
+    for layer in CHECK_LAYERS:
+        in_layer = [f for f in findings if f.layer == layer]
+        worst = min((f.severity for f in in_layer), key=lambda s: s.rank, default=None)
+        if worst in (None, Severity.INFO):
+            # With no GPU, the driver layers have nothing to be healthy about: say so, not "ok".
+            status = Text("—", "dim") if no_gpu and layer in GPU_ONLY_LAYERS else Text("ok", "green")
+        else:
+            status = Text(worst.value, SEVERITY_STYLE[worst])
+        table.add_row(layer.label, status, facts_summary.get(layer, ""))
+    return table
+
+
+def summarize_layers(facts: Facts) -> Dict[Layer, str]:
+    d = facts.driver
+    out: Dict[Layer, str] = {}
+    out[Layer.HARDWARE] = (f"{len(d.pci_devices)} NVIDIA GPU(s) on the PCI bus" if d.pci_devices
+                           else "WSL2 GPU" if facts.system.wsl and d.kernel.wsl_dxg_present else "no NVIDIA GPU")
+    out[Layer.KERNEL_DRIVER] = (f"nvidia {d.kernel.version}" + ("" if d.kernel.modules.get("nvidia_uvm") else ", no nvidia_uvm")
+                                if d.kernel.version else "nvidia module not loaded")
+    libcuda = (f"libcuda CUDA {cuda_version_text(d.libcuda.driver_version)}" if d.libcuda.driver_version
+               else "libcuda not found" if not d.libcuda.loaded else "libcuda loaded")
+    if d.libcuda.init_result not in (None, 0):
+        libcuda += f", cuInit {d.libcuda.init_result} ({d.libcuda.init_error_name})"
+    nvml = f"NVML {d.nvml.driver_version}" if d.nvml.initialized else f"NVML: {d.nvml.error}"
+    out[Layer.USERSPACE_DRIVER] = f"{libcuda}; {nvml}"
+    vis = facts.visible_devices
+    out[Layer.VISIBILITY] = ("all GPUs visible" if vis.cuda_visible_devices is None
+                             else f"CUDA_VISIBLE_DEVICES={vis.cuda_visible_devices!r}") + \
+        (f", {len(vis.mapping)} visible" if vis.mapping else "")
+    libs = [lib for lib in facts.libraries.libraries if lib.copies]
+    out[Layer.CUDA_LIBRARIES] = f"{len(libs)} CUDA library families found" if facts.libraries.libraries else ""
+    frameworks = getattr(facts.frameworks, "frameworks", None) or {}
+    out[Layer.FRAMEWORK] = ", ".join(sorted(frameworks)) if frameworks else ""
+    rt = facts.runtime_test
+    if rt.ran:
+        passed = sum(1 for r in rt.devices if r.ok)
+        out[Layer.RUNTIME_TEST] = f"vector add passed on {passed} of {len(rt.devices)} GPU(s)"
+    else:
+        out[Layer.RUNTIME_TEST] = f"skipped: {rt.skipped_reason}" if rt.skipped_reason else "skipped"
+    return out
+
+
+def gpu_table(facts: Facts) -> Optional[Table]:
+    if not facts.gpus:
+        return None
+    logical = {m.physical_index: m.logical for m in facts.visible_devices.mapping}
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False, title_justify="left")
+    for col in ("CUDA", "GPU", "Name", "CC", "Bus id", "Memory used / total", "Processes"):
+        table.add_column(col, overflow="fold")
+    restricted = facts.visible_devices.cuda_visible_devices is not None or facts.visible_devices.mapping
+    for gpu in facts.gpus:
+        cuda = logical.get(gpu.index, "hidden" if restricted else "?")
+        procs = ", ".join(f"{p.pid}" + (f" {mib(p.used_memory)}" if p.used_memory else "") for p in gpu.processes)
+        memory = f"{mib(gpu.memory_used)} / {mib(gpu.memory_total)}" if gpu.memory_total else ""
+        table.add_row(cuda, str(gpu.index), gpu.name or "?", gpu.compute_capability or "", gpu.pci_bus_id or "",
+                      memory, procs)
+    return table
+
+
+def finding_panel(finding: Finding, verbose: bool) -> Panel:
+    style = SEVERITY_STYLE[finding.severity]
+    body = [Text(finding.detail)]
+    if finding.caused_by:
+        body.append(Text(f"Caused by: {finding.caused_by}", style="dim"))
+    if finding.fix:
+        body.append(Text("Fix:", style="bold"))
+        body += [Text(f"  • {step}") for step in finding.fix]
+    if verbose and finding.evidence:
+        body.append(Text("Evidence: " + ", ".join(f"{k}={v}" for k, v in finding.evidence.items()), style="dim"))
+    title = Text.assemble((f"{finding.severity.value.upper()} ", f"bold {style}"), (finding.code, "bold"),
+                          f" — {finding.title}")
+    return Panel(Group(*body), title=title, title_align="left", border_style=style)
+
+
+def render_terminal(console: Console, facts: Facts, findings: List[Finding], verdict: str, verbose: bool = False,
+                    framework_lines: Optional[List[str]] = None) -> None:
+    console.print(verdict_line(verdict, findings))
+    console.print()
+    console.print(layer_table(facts, findings, summarize_layers(facts)))
+    gpus = gpu_table(facts)
+    if gpus is not None:
+        console.print()
+        console.print(Text("GPUs (CUDA = the name programs use; GPU = nvidia-smi's index)", style="bold"))
+        console.print(gpus)
+    for line in framework_lines or []:
+        console.print(line)
+    shown = [f for f in findings if verbose or f.severity != Severity.INFO or f.code in ("no-nvidia-gpu", "recommendation")]
+    if shown:
+        console.print()
+    for finding in shown:
+        console.print(finding_panel(finding, verbose))

@@ -1,0 +1,57 @@
+"""Compatibility rules: the facts joined with the compat/ tables.
+
+The tables answer, the rules only ask: every version and command in these findings comes from
+gpudoctor.compat (and so from a sourced row), never from this file.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, List, Optional
+
+from .. import compat
+from ..codes import make_finding
+from ..facts import Facts
+from ..model import Finding
+from .base import Prior
+from .situation import any_gpu, cuda_version_text, driver_cuda_version, driver_version
+
+
+def _common_compute_capability(facts: Facts) -> Optional[str]:
+    capabilities = {g.compute_capability for g in facts.gpus if g.compute_capability}
+    return capabilities.pop() if len(capabilities) == 1 else None
+
+
+def recommendation(facts: Facts, prior: Prior) -> Iterable[Finding]:
+    version = driver_version(facts)
+    if not any_gpu(facts) or not version or prior.first_error("driver-not-loaded", "nvml-driver-mismatch"):
+        return
+    try:
+        newest = compat.newest_builds_for_driver(version, python=facts.system.python_version,
+                                                 compute_capability=_common_compute_capability(facts))
+    except compat.CompatDataError:
+        return
+    lines: List[str] = []
+    if newest.torch:
+        lines.append(f"PyTorch {newest.torch.version} ({newest.torch.variant}): {newest.torch.command}")
+    if newest.tensorflow:
+        lines.append(f"TensorFlow {newest.tensorflow.version} (CUDA {newest.tensorflow.cuda}): "
+                     f"{newest.tensorflow.command}")
+    if not lines and not newest.cuda:
+        return
+    cuda = cuda_version_text(driver_cuda_version(facts))
+    detail = f"Driver {version}" + (f" (CUDA {cuda})" if cuda else "")
+    if newest.cuda:
+        detail += f" runs CUDA runtimes up to {newest.cuda} (toolkit features up to {newest.cuda_full or newest.cuda})"
+    detail += "; the newest builds for this machine"
+    if facts.system.python_version:
+        detail += f" and Python {facts.system.python_version}"
+    detail += " are listed in the fix."
+    if facts.system.env_kind == "conda":
+        lines.append("In a conda env these pip commands work too: run them with the env's own pip "
+                     f"({facts.system.conda_prefix}/bin/pip).")
+    yield make_finding("recommendation", detail, fix=lines, evidence={
+        "driver": version, "python": facts.system.python_version, "newest_cuda": newest.cuda,
+        "newest_cuda_full": newest.cuda_full})
+
+
+RULES = [recommendation]

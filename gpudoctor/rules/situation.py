@@ -1,0 +1,62 @@
+"""Facts about the situation that decide how a fix is worded (container or host, which driver).
+
+Pure helpers over Facts, shared by the rule modules.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+from ..facts import Facts
+from ..facts.driver import NvmlGpu
+
+MIB = 1024 * 1024
+
+
+def gpu_on_bus(facts: Facts) -> bool:
+    return bool(facts.driver.pci_devices or facts.driver.nvml.gpus or facts.driver.libcuda.devices)
+
+
+def any_gpu(facts: Facts) -> bool:
+    """An NVIDIA GPU exists here: on the PCI bus, or (WSL2, some VMs) reported by the driver."""
+    return gpu_on_bus(facts) or (facts.system.wsl and facts.driver.kernel.wsl_dxg_present)
+
+
+def kernel_module_loaded(facts: Facts) -> bool:
+    k = facts.driver.kernel
+    return k.version is not None or bool(k.modules.get("nvidia"))
+
+
+def in_container(facts: Facts) -> bool:
+    return facts.system.in_container
+
+
+def cuda_version_text(version: Optional[int]) -> Optional[str]:
+    """12020 -> "12.2" (the encoding of cuDriverGetVersion and cudaRuntimeGetVersion)."""
+    if not version:
+        return None
+    return f"{version // 1000}.{(version % 1000) // 10}"
+
+
+def driver_cuda_version(facts: Facts) -> Optional[int]:
+    return facts.driver.libcuda.driver_version or facts.driver.nvml.cuda_driver_version
+
+
+def driver_version(facts: Facts) -> Optional[str]:
+    return facts.driver.nvml.driver_version or facts.driver.kernel.version
+
+
+def mib(value: Optional[int]) -> str:
+    return "?" if value is None else f"{value // MIB} MiB"
+
+
+def gpu_label(gpu: NvmlGpu) -> str:
+    return f"GPU {gpu.index} ({gpu.name or 'unknown model'}, {gpu.pci_bus_id or 'bus id unknown'})"
+
+
+def host_driver_fix(facts: Facts) -> List[str]:
+    """Where a driver problem must be fixed: on the host, even when we run in a container."""
+    if in_container(facts):
+        return ["This runs in a container: the NVIDIA kernel driver belongs to the host. Fix it on the host, "
+                "then restart the container."]
+    return []

@@ -1,0 +1,58 @@
+"""Real error logs from public reports: gpudoctor explain must name the confirmed root cause."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpudoctor.explain import explain_stream
+from gpudoctor.model import Severity
+
+from .conftest import SCORE
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+CORPUS = Path(__file__).parent / "corpus"
+CASES = tomllib.loads((CORPUS / "manifest.toml").read_text(encoding="utf-8"))["case"]
+ENV_FREE = ("", "not-environment")  # expected codes for which no environment error may appear
+
+
+def _explain(case):
+    with open(CORPUS / case["file"], "rb") as fh:
+        return explain_stream(fh, name=case["file"])
+
+
+def test_manifest_is_complete():
+    assert len(CASES) >= 60
+    for case in CASES:
+        assert (CORPUS / case["file"]).is_file(), case["file"]
+        assert case["source"].startswith("https://"), case["file"]
+        assert case["confirmed"], case["file"]
+
+
+def test_share_of_correct_root_causes():
+    with_cause = [c for c in CASES if c["expected"]]
+    correct = sum(1 for c in with_cause if (_explain(c).findings or [None])[0] is not None
+                  and _explain(c).findings[0].code == c["expected"])
+    clean_cases = [c for c in CASES if c["expected"] in ENV_FREE]
+    clean = sum(1 for c in clean_cases
+                if not any(f.severity == Severity.ERROR for f in _explain(c).findings))
+    SCORE.update(correct=correct, with_cause=len(with_cause), clean=clean, clean_total=len(clean_cases))
+    print(f"\ncorrect root causes: {correct}/{len(with_cause)}")
+    assert correct / len(with_cause) >= 0.90
+    assert clean == len(clean_cases)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["file"] for c in CASES])
+def test_case(case):
+    result = _explain(case)
+    if case["expected"] in ENV_FREE:
+        assert not [f.code for f in result.findings if f.severity == Severity.ERROR]
+    if case["expected"]:
+        assert result.findings and result.findings[0].code == case["expected"]
+        assert result.findings[0].fix, "every finding carries a fix"

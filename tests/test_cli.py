@@ -1,0 +1,74 @@
+"""The installed `gpudoctor` command, as a user meets it: in a subprocess, reading its JSON."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from gpudoctor import __version__
+from gpudoctor.codes import CATALOG
+
+GPUDOCTOR = shutil.which("gpudoctor") or os.path.join(os.path.dirname(sys.executable), "gpudoctor")
+
+
+def run(*args, env=None, timeout=120):
+    return subprocess.run([GPUDOCTOR, *args], capture_output=True, text=True, timeout=timeout,
+                          env=env if env is not None else dict(os.environ))
+
+
+def no_gpu_env(tmp_path):
+    """This machine as it is, but with an empty sysroot so a host GPU could never leak in."""
+    env = dict(os.environ, GPUDOCTOR_SYSROOT=str(tmp_path))
+    env.pop("CUDA_VISIBLE_DEVICES", None)
+    return env
+
+
+def test_version_and_help():
+    assert run("--version").stdout.strip() == f"gpudoctor {__version__}"
+    help_text = run("check", "--help").stdout
+    for option in ("--json", "--quick", "--no-color", "--timeout", "--python", "-v"):
+        assert option in help_text
+
+
+@pytest.mark.parametrize("mode", [[], ["--quick"]])
+def test_check_json_contract_on_a_machine_without_gpu(tmp_path, mode):
+    proc = run("check", "--json", *mode, env=no_gpu_env(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["schema"] == "1" and report["gpudoctor_version"] == __version__
+    assert report["verdict"] == "ok"
+    assert {"system", "driver", "gpus", "visible_devices", "libraries", "frameworks", "environment"} <= set(report["facts"])
+    assert [f["code"] for f in report["findings"] if f["severity"] != "info"] == []
+    assert report["findings"][0]["code"] == "no-nvidia-gpu"
+    for f in report["findings"]:
+        assert set(f) == {"code", "severity", "layer", "title", "detail", "evidence", "fix", "caused_by"}
+        assert f["code"] in CATALOG
+
+
+def test_terminal_output_without_a_tty_has_verdict_and_fix(tmp_path):
+    proc = run("check", "--no-color", env=no_gpu_env(tmp_path))
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("✔ OK") and "no-nvidia-gpu" in proc.stdout and "\x1b[" not in proc.stdout
+
+
+def test_usage_errors_exit_2_without_traceback():
+    for args in (["check", "--timeout", "soon"], ["check", "--python", "/no/such/python"], ["nonsense"], []):
+        proc = run(*args)
+        assert proc.returncode == 2, args
+        assert "Traceback" not in proc.stderr
+
+
+def test_python_m_gpudoctor_works():
+    proc = subprocess.run([sys.executable, "-m", "gpudoctor", "--version"], capture_output=True, text=True)
+    assert proc.stdout.strip() == f"gpudoctor {__version__}"
+
+
+def test_codes_documents_every_code():
+    listing = run("codes").stdout
+    assert all(code in listing for code in CATALOG)
+    page = run("codes", "gpu-memory-full").stdout
+    assert "What it means" in page and "How to fix" in page
+    assert run("codes", "no-such-code").returncode == 2
