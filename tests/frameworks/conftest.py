@@ -1,9 +1,11 @@
 """Fixtures for the framework probes: fake framework packages on a temporary path, a second venv,
 and the real CPU torch / CUDA tensorflow when installed.
 
-Real frameworks: `.ci/run` installs `torch==2.13.0` (the CPU wheel) and `tensorflow` into the test
-interpreter (see tests/frameworks/requirements.txt) and sets GPUDOCTOR_REQUIRE_FRAMEWORKS=1, so a
-missing framework fails the run instead of skipping its tests.
+Real frameworks live in a venv of their own, probed as a `--python` target: the test interpreter
+stays free of frameworks, so the lab scenarios (a healthy GPU machine must exit 0) are not turned
+into "CPU-only torch on a GPU machine". `.ci/run` creates it once (see
+tests/frameworks/requirements.txt) and exports GPUDOCTOR_FRAMEWORKS_PYTHON=<that venv>/bin/python
+and GPUDOCTOR_REQUIRE_FRAMEWORKS=1, so a missing framework fails the run instead of skipping.
 """
 
 from __future__ import annotations
@@ -68,10 +70,18 @@ def site(tmp_path: Path, bare_python: str) -> FakeSite:
     return FakeSite(tmp_path / "site", bare_python)
 
 
-def real_framework(name: str) -> None:
-    """Skip (or, in CI with GPUDOCTOR_REQUIRE_FRAMEWORKS=1, fail) when a real framework is absent."""
-    if importlib.util.find_spec(name) is None:
-        message = "%s is not installed in the test interpreter (see tests/frameworks/requirements.txt)" % name
-        if os.environ.get("GPUDOCTOR_REQUIRE_FRAMEWORKS") == "1":
-            pytest.fail(message)
-        pytest.skip(message)
+def frameworks_python(*names: str) -> str:
+    """The interpreter that has the real frameworks: GPUDOCTOR_FRAMEWORKS_PYTHON, else this one if it
+    has them. Skips (or, with GPUDOCTOR_REQUIRE_FRAMEWORKS=1, fails) when there is none."""
+    python = os.environ.get("GPUDOCTOR_FRAMEWORKS_PYTHON")
+    if python:
+        check = "import importlib.util, sys; sys.exit(any(importlib.util.find_spec(n) is None for n in sys.argv[1:]))"
+        if subprocess.run([python, "-c", check, *names]).returncode == 0:
+            return python
+    elif all(importlib.util.find_spec(n) is not None for n in names):
+        return sys.executable
+    message = "%s not installed where GPUDOCTOR_FRAMEWORKS_PYTHON points (see tests/frameworks/requirements.txt)" \
+        % " and ".join(names)
+    if os.environ.get("GPUDOCTOR_REQUIRE_FRAMEWORKS") == "1":
+        pytest.fail(message)
+    pytest.skip(message)

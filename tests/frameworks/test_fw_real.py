@@ -1,7 +1,7 @@
 """The real CPU torch 2.13.0 and a real (CUDA-built) tensorflow, probed live on a machine without GPU.
 
-Needs both installed in the test interpreter (tests/frameworks/requirements.txt); one live probe is
-shared by the whole module because importing tensorflow takes seconds.
+Both are installed in a venv of their own (tests/frameworks/requirements.txt), probed as a --python
+target; one live probe is shared by the whole module because importing tensorflow takes seconds.
 """
 
 from __future__ import annotations
@@ -14,15 +14,14 @@ from gpudoctor.probes.frameworks import probe_frameworks
 from gpudoctor.renderers.framework_lines import readiness_lines
 from gpudoctor.rules import diagnose
 
-from .conftest import real_framework
+from .conftest import frameworks_python
 from .test_fw_isolation import gpu_machine
 
 
 @pytest.fixture(scope="module")
 def probed():
-    real_framework("torch")
-    real_framework("tensorflow")
-    return probe_frameworks(ProbeContext.from_environment(timeout=120))
+    python = frameworks_python("torch", "tensorflow")
+    return probe_frameworks(ProbeContext.from_environment(python=python, timeout=120))
 
 
 def test_real_cpu_torch(probed):
