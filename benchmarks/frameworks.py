@@ -54,7 +54,7 @@ def single_probe(ctx: ProbeContext, name: str) -> Callable[[], object]:
 
 def gpudoctor_command(python: str) -> Optional[List[str]]:
     probe = subprocess.run([python, "-c", "import gpudoctor.cli"], capture_output=True)
-    return [python, "-m", "gpudoctor.cli"] if probe.returncode == 0 else None
+    return [python, "-m", "gpudoctor"] if probe.returncode == 0 else None
 
 
 def main() -> None:
@@ -88,6 +88,12 @@ def main() -> None:
     full = next((v for k, v in results.items() if k.startswith("framework probe, full")), None)
     if singles and full:
         print("  full / slowest single probe: %.2fx (budget 1.2x)" % (full / max(singles)))
+    check = results.get("gpudoctor check --json")
+    if singles and check:
+        print("  gpudoctor check / slowest single probe: %.2fx (budget 1.2x)" % (check / max(singles)))
+    collect = results.get("python -m torch.utils.collect_env")
+    if check and collect:
+        print("  gpudoctor check / collect_env: %.2fx (budget < 1 with torch alone)" % (check / collect))
     if not cli:
         print("  (gpudoctor check: the CLI is not importable here yet; rerun once it is)")
 
