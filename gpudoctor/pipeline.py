@@ -65,6 +65,7 @@ def _probe_table() -> List[Tuple[str, Callable[[ProbeContext], Tuple[Any, List[P
     # Imported here so that `gpudoctor --help` stays fast.
     from .probes.cuda_driver import probe_cuda_driver
     from .probes.environment import probe_environment
+    from .probes.frameworks import probe_frameworks
     from .probes.hardware import probe_pci_devices
     from .probes.kernel_driver import probe_kernel_driver
     from .probes.libraries import probe_libraries
@@ -80,19 +81,9 @@ def _probe_table() -> List[Tuple[str, Callable[[ProbeContext], Tuple[Any, List[P
         ("cuda-driver", probe_cuda_driver),
         ("nvml", probe_nvml),
         ("libraries", probe_libraries),
+        ("frameworks", probe_frameworks),
         ("runtime-test", probe_runtime_test),
-    ] + _layer_probes_in_progress()
-
-
-def _layer_probes_in_progress() -> List[Tuple[str, Callable[[ProbeContext], Tuple[Any, List[ProbeStatus]]]]]:
-    # TEMPORARY while the framework probes land on main (removed then).
-    probes = []
-    try:
-        from .probes.frameworks import probe_frameworks
-        probes.append(("frameworks", probe_frameworks))
-    except ImportError:
-        pass
-    return probes
+    ]
 
 
 def collect_facts(ctx: ProbeContext, on_progress: Optional[ProgressCallback] = None) -> Facts:

@@ -93,8 +93,6 @@ def _run_with_progress(console: "Console", options: "CheckOptions") -> "Report":
 
 
 def _framework_lines(report: "Report") -> List[str]:
-    try:
-        from ..renderers.framework_lines import readiness_lines
-    except ImportError:  # TEMPORARY until the framework probes land on main
-        return []
+    from ..renderers.framework_lines import readiness_lines
+
     return readiness_lines(report.facts, report.findings)

@@ -6,8 +6,8 @@ from typing import List, Optional
 
 from ..facts import Facts
 from ..model import Finding
-from . import (compatibility, framework_builds, framework_libraries, hardware, kernel_driver, libraries, runtime_test,
-               userspace_driver, visibility)
+from . import (compatibility, framework_builds, framework_libraries, frameworks, hardware, kernel_driver, libraries,
+               runtime_test, userspace_driver, visibility)
 from .base import Prior, Rule
 
 RULES: List[Rule] = [
@@ -18,6 +18,7 @@ RULES: List[Rule] = [
     *libraries.RULES,
     *framework_libraries.RULES,
     *framework_builds.RULES,
+    *frameworks.RULES,
     *compatibility.RULES,
     *runtime_test.RULES,
 ]

@@ -14,6 +14,7 @@ from ..facts import Facts
 from ..facts.driver import NvmlGpu
 from ..model import Finding
 from .base import Prior
+from .frameworks import label
 from .situation import any_gpu, cuda_version_text, driver_cuda_version, driver_version, host_driver_fix
 
 # A framework's facts, as gpudoctor.facts.frameworks defines them (typed loosely here so that the
@@ -27,10 +28,6 @@ def installed_frameworks(facts: Facts) -> List[Framework]:
 
 def cuda_builds(facts: Facts) -> List[Framework]:
     return [fw for fw in installed_frameworks(facts) if fw.static.build == "cuda"]
-
-
-def label(fw: Framework) -> str:
-    return f"{fw.display_name} {fw.static.version}"
 
 
 def torch_variant(fw: Framework) -> Tuple[Optional[compat.TorchRelease], Optional[compat.TorchVariant]]:

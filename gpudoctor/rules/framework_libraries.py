@@ -14,7 +14,8 @@ from ..facts import Facts
 from ..facts.libraries import LibraryCopy
 from ..model import Finding
 from .base import Prior
-from .framework_builds import Framework, cuda_builds, label
+from .framework_builds import Framework, cuda_builds
+from .frameworks import label
 from .situation import any_gpu
 
 FOUND_VIA_WORDS = {"site-packages": "a pip wheel", "conda": "the conda env", "LD_LIBRARY_PATH": "LD_LIBRARY_PATH",
@@ -55,8 +56,8 @@ def missing_sonames(fw: Framework, facts: Facts) -> Dict[str, List[Tuple[str, Li
 
 
 def framework_sonames(facts: Facts, prior: Prior) -> Iterable[Finding]:
-    if not any_gpu(facts):
-        return  # with no GPU the framework runs on the CPU and needs none of them
+    if not any_gpu(facts) or not facts.libraries.search_dirs:
+        return  # no GPU: the framework needs none of them; no search ran: absence proves nothing
     for fw in _checked_frameworks(facts):
         for code, missing in missing_sonames(fw, facts).items():
             yield _soname_finding(code, fw, facts, missing)

@@ -8,6 +8,7 @@ from ..codes import make_finding
 from ..facts import Facts
 from ..model import Finding
 from .base import Prior
+from .frameworks import FRAMEWORK_PROBE_PREFIX
 
 CUDA_ERROR_OUT_OF_MEMORY = 2
 
@@ -52,7 +53,9 @@ def gpu_op(facts: Facts, prior: Prior) -> Iterable[Finding]:
 
 
 def probes_that_failed(facts: Facts, prior: Prior) -> Iterable[Finding]:
-    timed_out = [s for s in facts.probes if s.status == "timeout"]
+    # Framework probes are judged by the framework rules, which know the import phase they hung in.
+    statuses = [s for s in facts.probes if not s.name.startswith(FRAMEWORK_PROBE_PREFIX)]
+    timed_out = [s for s in statuses if s.status == "timeout"]
     if timed_out:
         # One hang (cuInit, say) stalls every probe that calls into it: one finding names them all.
         names = [s.name for s in timed_out]
@@ -64,7 +67,7 @@ def probes_that_failed(facts: Facts, prior: Prior) -> Iterable[Finding]:
                                 "`sudo dmesg | grep -i -E 'nvrm|xid'` and whether `nvidia-smi` hangs too; "
                                 "a reboot clears it.",
                                 "On a slow or busy machine, allow more time: `gpudoctor check --timeout 120`."])
-    for status in facts.probes:
+    for status in statuses:
         if status.status not in ("crashed", "failed"):
             continue
         tail = status.stderr_tail.strip().splitlines()[-3:] if status.stderr_tail else []

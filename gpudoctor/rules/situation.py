@@ -19,9 +19,15 @@ def gpu_on_bus(facts: Facts) -> bool:
     return bool(d.pci_devices or d.nvml.gpus or d.libcuda.devices or facts.gpus or (d.libcuda.device_count or 0) > 0)
 
 
+def driver_sees_gpu(facts: Facts) -> bool:
+    """NVML or libcuda enumerate at least one GPU: the GPU works below the frameworks."""
+    d = facts.driver
+    return bool(d.nvml.gpus or (d.libcuda.device_count or 0) > 0 or d.libcuda.devices)
+
+
 def any_gpu(facts: Facts) -> bool:
     """An NVIDIA GPU exists here: on the PCI bus, or (WSL2, some VMs) reported by the driver."""
-    return gpu_on_bus(facts) or (facts.system.wsl and facts.driver.kernel.wsl_dxg_present)
+    return gpu_on_bus(facts) or facts.driver.kernel.wsl_dxg_present
 
 
 def kernel_module_loaded(facts: Facts) -> bool:

@@ -1,0 +1,27 @@
+"""Framework probes: installed packages, static build facts, and live checks in child processes.
+
+`probe_frameworks(ctx)` is what the pipeline calls. In quick mode (ctx.quick) it reads files only:
+no framework is imported and no GPU op runs.
+"""
+
+from __future__ import annotations
+
+from typing import List, Tuple
+
+from ...facts.frameworks import FrameworksFacts
+from ...facts.probe_status import ProbeStatus
+from ..context import ProbeContext
+from .live import probe_live
+from .packages import probe_packages
+from .static import read_static
+
+__all__ = ["probe_frameworks"]
+
+
+def probe_frameworks(ctx: ProbeContext) -> Tuple[FrameworksFacts, List[ProbeStatus]]:
+    facts, status, dirs = probe_packages(ctx)
+    statuses = [status]
+    facts.frameworks = read_static(facts, dirs)
+    if not ctx.quick:
+        statuses.extend(probe_live(ctx, facts.frameworks))
+    return facts, statuses
