@@ -83,3 +83,12 @@ def test_secrets_inside_collected_variables_never_reach_check_output(tmp_path):
     for out in outputs:
         assert "hunter2secret" not in out and token not in out and "wJalrXUtnFEMI" not in out
     assert "/opt/lib" in outputs[0]  # the rest of the value is kept
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/local/cuda/lib64/libcudart.so.13"), reason="a machine without CUDA 13")
+def test_this_machine_shows_its_cuda_13_runtime_with_the_real_version(tmp_path):
+    proc = run("check", "--no-color", env=dict(no_gpu_env(tmp_path), COLUMNS="150"))
+    assert proc.returncode == 0
+    row = next(line for line in proc.stdout.splitlines() if "libcudart.so.13" in line)
+    assert "13.0" in row and "yes" in row  # the version asked of the library, and dlopen loads it
+    assert "cudart 13.0" in proc.stdout  # the layer summary

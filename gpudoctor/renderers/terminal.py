@@ -65,13 +65,19 @@ def summarize_layers(facts: Facts) -> Dict[Layer, str]:
     nvml = f"NVML {d.nvml.driver_version}" if d.nvml.initialized else f"NVML: {d.nvml.error}"
     out[Layer.USERSPACE_DRIVER] = f"{libcuda}; {nvml}"
     vis = facts.visible_devices
-    out[Layer.VISIBILITY] = ("all GPUs visible" if vis.cuda_visible_devices is None
-                             else f"CUDA_VISIBLE_DEVICES={vis.cuda_visible_devices!r}") + \
-        (f", {len(vis.mapping)} visible" if vis.mapping else "")
+    if vis.cuda_visible_devices is None:
+        out[Layer.VISIBILITY] = f"all {len(facts.gpus)} GPU(s) visible" if facts.gpus else "no GPU to see"
+    else:
+        out[Layer.VISIBILITY] = f"CUDA_VISIBLE_DEVICES={vis.cuda_visible_devices!r}: {len(vis.mapping)} visible"
     libs = [lib for lib in facts.libraries.libraries if lib.copies]
-    out[Layer.CUDA_LIBRARIES] = f"{len(libs)} CUDA library families found" if facts.libraries.libraries else ""
-    frameworks = getattr(facts.frameworks, "frameworks", None) or {}
-    out[Layer.FRAMEWORK] = ", ".join(sorted(frameworks)) if frameworks else ""
+    out[Layer.CUDA_LIBRARIES] = ", ".join(
+        f"{lib.name} {'/'.join(sorted({c.version or c.version_from_name or '?' for c in lib.copies}))}" for lib in libs
+    ) if libs else "no CUDA libraries found"
+    cuda = cuda_version_text(d.libcuda.driver_version or d.nvml.cuda_driver_version)
+    out[Layer.COMPATIBILITY] = f"driver supports CUDA {cuda}" if cuda else ""
+    frameworks = facts.frameworks.frameworks
+    out[Layer.FRAMEWORK] = ", ".join(f"{fw.display_name} {fw.static.version}" for fw in frameworks.values()
+                                     if fw.static.installed) or "no deep-learning framework installed"
     rt = facts.runtime_test
     if rt.ran:
         passed = sum(1 for r in rt.devices if r.ok)
@@ -95,6 +101,29 @@ def gpu_table(facts: Facts) -> Optional[Table]:
         memory = f"{mib(gpu.memory_used)} / {mib(gpu.memory_total)}" if gpu.memory_total else ""
         table.add_row(cuda, str(gpu.index), gpu.name or "?", gpu.compute_capability or "", gpu.pci_bus_id or "",
                       memory, procs)
+    return table
+
+
+def libraries_table(facts: Facts, verbose: bool) -> Optional[Table]:
+    """One row per CUDA library copy: what dlopen loads first, other copies only with -v."""
+    rows = []
+    for lib in facts.libraries.libraries:
+        resolved = {r.real_path for r in lib.loader_resolution if r.real_path}
+        for copy in lib.copies:
+            loaded = copy.real_path in resolved
+            if verbose or loaded or not resolved:
+                rows.append((lib.name, copy.soname, copy.version or copy.version_from_name or "?",
+                             "yes" if loaded else "", copy.real_path, ", ".join(copy.found_via)))
+    for tool in facts.libraries.tools:
+        if tool.path:
+            rows.append((tool.name, "", tool.version or "?", "", tool.path, tool.found_via or ""))
+    if not rows:
+        return None
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for col in ("Library", "Soname", "Version", "Loaded", "Real path", "Found via"):
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        table.add_row(*row)
     return table
 
 
@@ -123,8 +152,16 @@ def render_terminal(console: Console, facts: Facts, findings: List[Finding], ver
         console.print()
         console.print(Text("GPUs (CUDA = the name programs use; GPU = nvidia-smi's index)", style="bold"))
         console.print(gpus)
+    libraries = libraries_table(facts, verbose)
+    if libraries is not None:
+        console.print()
+        console.print(Text("CUDA libraries (Loaded = what a plain dlopen gets in your environment)", style="bold"))
+        console.print(libraries)
+    if framework_lines:
+        console.print()
+        console.print(Text("Frameworks", style="bold"))
     for line in framework_lines or []:
-        console.print(line)
+        console.print(f"  {line}")
     shown = [f for f in findings if verbose or f.severity != Severity.INFO or f.code in ("no-nvidia-gpu", "recommendation")]
     if shown:
         console.print()

@@ -59,8 +59,25 @@ def framework_sonames(facts: Facts, prior: Prior) -> Iterable[Finding]:
     if not any_gpu(facts) or not facts.libraries.search_dirs:
         return  # no GPU: the framework needs none of them; no search ran: absence proves nothing
     for fw in _checked_frameworks(facts):
-        for code, missing in missing_sonames(fw, facts).items():
+        by_code = missing_sonames(fw, facts)
+        if len(by_code) > 1 and _and_cuda_release(fw):
+            # One command installs them all: one finding, under the code that matters most.
+            code = next(c for c in SONAME_CODE_PRIORITY if c in by_code)
+            by_code = {code: [m for c in SONAME_CODE_PRIORITY for m in by_code.get(c, [])]}
+        for code, missing in by_code.items():
             yield _soname_finding(code, fw, facts, missing)
+
+
+SONAME_CODE_PRIORITY = ("cuda-version-mismatch", "cuda-library-missing", "cudnn-version-mismatch", "cudnn-missing")
+
+
+def _and_cuda_release(fw: Framework) -> Optional[str]:
+    """The release to pass to `tensorflow[and-cuda]==` when this release installs CUDA from wheels."""
+    release = compat.tensorflow_release(fw.static.version)
+    if release and release.and_cuda:
+        return release.and_cuda.version
+    version = fw.static.version.split("+")[0]
+    return version if is_dotted(version) and vkey(version) >= vkey(compat.queries.AND_CUDA_SINCE) else None
 
 
 def _soname_finding(code: str, fw: Framework, facts: Facts, missing: List[Tuple[str, List[str]]]) -> Finding:
@@ -85,9 +102,10 @@ def _soname_fix(fw: Framework, facts: Facts, others: List[str]) -> List[str]:
     release = compat.tensorflow_release(fw.static.version)
     tested = release.linux if release else None
     fix: List[str] = []
-    if release and release.and_cuda:
-        fix.append(f"Install the CUDA libraries this release pins as wheels: "
-                   f"`pip install \"tensorflow[and-cuda]=={release.and_cuda.version}\"`.")
+    and_cuda = _and_cuda_release(fw)
+    if and_cuda:
+        fix.append(f"Install the CUDA and cuDNN libraries this release needs as wheels: "
+                   f"`pip install \"tensorflow[and-cuda]=={and_cuda}\"`.")
     elif tested:
         env_step = (f"`conda install cudatoolkit={tested.cuda}` in this conda env"
                     if facts.system.env_kind == "conda" else

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from .. import compat
 from ..codes import make_finding
 from ..facts import Facts
 from ..facts.frameworks import Distribution, FrameworkFacts, normalize_name
@@ -342,19 +343,17 @@ def compat_torch_command(facts: Facts, version: str) -> Optional[str]:
     driver = facts.driver.nvml.driver_version or facts.driver.kernel.version
     if not driver:
         return None
-    try:
-        from ..compat import queries  # type: ignore[attr-defined]
-
-        release = queries.torch_release(version)
-        if release is None:
-            return None
-        usable = [v for v in release.variants if queries.driver_supports_cuda(driver, v.cuda)]
-        if not usable:
-            return None
-        best = max(usable, key=lambda v: _version_tuple(v.cuda))
-        return "%s  # CUDA %s, supported by driver %s" % (queries.pip_command(release, best), best.cuda, driver)
-    except Exception:  # tables absent or not yet in this shape: fall back to what the facts prove
+    release = compat.torch_release(version)
+    if release is None:
         return None
+    usable = [v for v in release.variants if compat.driver_supports_cuda(driver, v.cuda)]
+    if not usable:
+        return None
+    best = max(usable, key=lambda v: _version_tuple(v.cuda))
+    command = compat.pip_command(release, best)
+    if command.startswith("pip ") and pip(facts) != "pip":
+        command = pip(facts) + command[3:]  # the target interpreter's pip, as in the uninstall step
+    return "%s  # CUDA %s, supported by driver %s" % (command, best.cuda, driver)
 
 
 # -- framework-import-failed, probe-timeout, probe-crashed --------------------------------------

@@ -38,15 +38,16 @@ def gpu_op(facts: Facts, prior: Prior) -> Iterable[Finding]:
         if device.error_code is None:
             continue  # crashed mid-test: the probe status says so (probe-crashed)
         memory = device.error_code == CUDA_ERROR_OUT_OF_MEMORY
-        root = prior.first_error("gpu-memory-full") if memory else None
-        if memory and root is None and prior.has("gpu-memory-full"):
-            root = "gpu-memory-full"
+        full = prior.get("gpu-memory-full") if memory else None
+        root = full.code if full else None
         yield make_finding("gpu-op-failed",
                            f"The driver-API test failed on {where} at step '{device.step}': {device.error_name} "
                            f"({device.error_code}){': ' + device.error_string if device.error_string else ''}.",
                            evidence={"device": device.ordinal, "step": device.step, "error": device.error_name,
                                      "code": device.error_code},
                            caused_by=root,
+                           # A symptom of a full GPU costs what its cause costs (a warning when other GPUs are free).
+                           severity=full.severity if full else None,
                            fix=(["This GPU's memory is taken: see gpu-memory-full for GPUs with free memory."] if memory
                                 else ["Check `sudo dmesg | grep -i -E 'nvrm|xid'` for driver errors on this GPU; "
                                       "update the driver, and reboot if the GPU fell into a bad state."]))

@@ -135,3 +135,13 @@ def test_a_matching_healthy_stack_has_no_compat_problem():
     facts = with_framework(gpu_machine(), "torch", "2.5.1+cu121", cuda="12.1", live=live)
     facts.system.python_version = "3.11.7"
     assert not {"driver-too-old", "gpu-arch-unsupported", "python-unsupported"} & set(problems(facts))
+
+
+def test_modern_tensorflow_missing_its_wheels_gets_one_finding_with_the_and_cuda_command():
+    facts = with_framework(gpu_machine(), "tensorflow", "2.21.0", cuda="12.5.1", cudnn="9",
+                           sonames=[("cudart", "libcudart.so.12"), ("cublas", "libcublas.so.12"), ("cudnn", "libcudnn.so.9")])
+    with_library(facts, "cudart", "libcudart.so.13", "13.0", "/usr/local/cuda-13.0/lib", "ldconfig")
+    soname_findings = [f for f in problems(facts) if f in ("cuda-version-mismatch", "cuda-library-missing", "cudnn-missing")]
+    assert soname_findings == ["cuda-version-mismatch"]
+    found = finding(facts, "cuda-version-mismatch")
+    assert "libcudnn.so.9" in found.detail and found.fix[0].endswith('`pip install "tensorflow[and-cuda]==2.21.0"`.')

@@ -45,3 +45,12 @@ def test_recommendation_names_newest_builds_for_the_driver_with_commands():
     found = finding(facts, "recommendation")
     assert found.severity == Severity.INFO and "470.82.01" in found.detail
     assert any("--index-url" in step and "cu11" in step for step in found.fix)
+
+
+def test_a_gpu_op_that_fails_on_a_full_gpu_costs_what_the_full_gpu_costs():
+    from gpudoctor.model import Severity
+
+    facts = gpu_machine(used_mib=[0, 0, 11100, 11100])  # GPUs 0 and 1 are free: a warning
+    facts.runtime_test.devices = [DeviceOpResult(2, step="context", error_code=2, error_name="CUDA_ERROR_OUT_OF_MEMORY")]
+    assert finding(facts, "gpu-memory-full").severity == Severity.WARNING
+    assert finding(facts, "gpu-op-failed").severity == Severity.WARNING
