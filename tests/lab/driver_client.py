@@ -16,49 +16,10 @@ import json
 import struct
 import sys
 import uuid as uuidlib
+from pathlib import Path
 
-VADD_PTX = b"""
-.version 6.0
-.target sm_50
-.address_size 64
-
-.visible .entry vadd(
-    .param .u64 vadd_param_0,
-    .param .u64 vadd_param_1,
-    .param .u64 vadd_param_2,
-    .param .u32 vadd_param_3
-)
-{
-    .reg .pred %p<2>;
-    .reg .f32 %f<4>;
-    .reg .b32 %r<6>;
-    .reg .b64 %rd<11>;
-
-    ld.param.u64 %rd1, [vadd_param_0];
-    ld.param.u64 %rd2, [vadd_param_1];
-    ld.param.u64 %rd3, [vadd_param_2];
-    ld.param.u32 %r2, [vadd_param_3];
-    mov.u32 %r3, %ctaid.x;
-    mov.u32 %r4, %ntid.x;
-    mov.u32 %r5, %tid.x;
-    mad.lo.s32 %r1, %r3, %r4, %r5;
-    setp.ge.u32 %p1, %r1, %r2;
-    @%p1 bra DONE;
-    cvta.to.global.u64 %rd4, %rd1;
-    mul.wide.u32 %rd5, %r1, 4;
-    add.s64 %rd6, %rd4, %rd5;
-    cvta.to.global.u64 %rd7, %rd2;
-    add.s64 %rd8, %rd7, %rd5;
-    ld.global.f32 %f1, [%rd8];
-    ld.global.f32 %f2, [%rd6];
-    add.f32 %f3, %f2, %f1;
-    cvta.to.global.u64 %rd9, %rd3;
-    add.s64 %rd10, %rd9, %rd5;
-    st.global.f32 [%rd10], %f3;
-DONE:
-    ret;
-}
-\0"""
+# The same kernel gpudoctor's driver-API test launches.
+VADD_PTX = (Path(__file__).resolve().parents[2] / "gpudoctor" / "probes" / "children" / "vadd.ptx").read_bytes() + b"\0"
 
 ATTRS = {"cc_major": 75, "cc_minor": 76, "pci_bus": 33, "pci_device": 34, "pci_domain": 50, "sm_count": 16}
 

@@ -6,6 +6,7 @@ the maximum number of devices to test.
 """
 
 import ctypes
+import os
 import struct
 import sys
 import time
@@ -14,43 +15,15 @@ from _gpudoctor_child import emit
 from _native import load
 
 N = 4096
-# PTX ISA 6.0 (CUDA 9) for sm_30: old enough for every driver since CUDA 9 to JIT, and still
-# accepted by CUDA 13's compiler for sm_75 ... sm_120 (checked with ptxas).
-PTX = b"""
-.version 6.0
-.target sm_30
-.address_size 64
-.visible .entry vadd(.param .u64 pa, .param .u64 pb, .param .u64 pc, .param .u32 n)
-{
-    .reg .pred %p;
-    .reg .u32 %r<5>;
-    .reg .u64 %rd<8>;
-    .reg .f32 %f<4>;
-    ld.param.u64 %rd1, [pa];
-    ld.param.u64 %rd2, [pb];
-    ld.param.u64 %rd3, [pc];
-    ld.param.u32 %r1, [n];
-    mov.u32 %r2, %ctaid.x;
-    mov.u32 %r3, %ntid.x;
-    mov.u32 %r4, %tid.x;
-    mad.lo.u32 %r2, %r2, %r3, %r4;
-    setp.ge.u32 %p, %r2, %r1;
-    @%p bra DONE;
-    cvta.to.global.u64 %rd1, %rd1;
-    cvta.to.global.u64 %rd2, %rd2;
-    cvta.to.global.u64 %rd3, %rd3;
-    mul.wide.u32 %rd4, %r2, 4;
-    add.u64 %rd5, %rd1, %rd4;
-    add.u64 %rd6, %rd2, %rd4;
-    add.u64 %rd7, %rd3, %rd4;
-    ld.global.f32 %f1, [%rd5];
-    ld.global.f32 %f2, [%rd6];
-    add.f32 %f3, %f1, %f2;
-    st.global.f32 [%rd7], %f3;
-DONE:
-    ret;
-}
-\0"""
+# The kernel: PTX ISA 6.0 (CUDA 9) for sm_30, old enough for every driver since CUDA 9 to JIT, and
+# still accepted by CUDA 13's compiler for sm_75 ... sm_120 (checked with ptxas). A file beside this
+# script, shared with the lab's own driver-API client.
+PTX_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vadd.ptx")
+
+
+def load_ptx():
+    with open(PTX_FILE, "rb") as handle:
+        return handle.read() + b"\0"
 
 
 class StepFailed(Exception):
@@ -92,7 +65,7 @@ def vector_add(cuda, ordinal, result):
             call("alloc", cuda.cuMemAlloc_v2, ctypes.byref(ptr), ctypes.c_size_t(size))
         call("copy-in", cuda.cuMemcpyHtoD_v2, d_a, host_a, ctypes.c_size_t(size))
         call("copy-in", cuda.cuMemcpyHtoD_v2, d_b, host_b, ctypes.c_size_t(size))
-        call("module", cuda.cuModuleLoadData, ctypes.byref(module), ctypes.c_char_p(PTX))
+        call("module", cuda.cuModuleLoadData, ctypes.byref(module), ctypes.c_char_p(load_ptx()))
         call("module", cuda.cuModuleGetFunction, ctypes.byref(func), module, b"vadd")
         n = ctypes.c_uint32(N)
         params = (ctypes.c_void_p * 4)(*[ctypes.cast(ctypes.byref(x), ctypes.c_void_p) for x in (d_a, d_b, d_c, n)])
