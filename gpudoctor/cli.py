@@ -12,20 +12,24 @@ from . import __version__
 COMMANDS = ["check", "report", "explain", "diff", "compat", "codes"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Optional[List[str]] = None) -> argparse.ArgumentParser:
+    """The parser; with `argv` naming a command, only that command's module is imported (a check
+    should not pay for importing the explain catalogue or the compat tables before it starts)."""
     parser = argparse.ArgumentParser(
         prog="gpudoctor",
         description="Can my frameworks use my NVIDIA GPU, and if not, what is wrong and what do I type to fix it?",
         epilog="Start with `gpudoctor check`. Every finding code is explained by `gpudoctor codes CODE`.")
     parser.add_argument("--version", action="version", version=f"gpudoctor {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    first = next((a for a in argv or [] if not a.startswith("-")), None)
+    for name in [first] if first in COMMANDS else COMMANDS:
         importlib.import_module(f"gpudoctor.commands.{name}").register(subparsers)
     return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help()
@@ -40,7 +44,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     except Exception as exc:  # exit 2 is the contract for an internal failure; say so, no traceback
         print(f"gpudoctor: internal error: {exc.__class__.__name__}: {exc}\n"
               "This is a bug in gpudoctor; please report it with `gpudoctor check -v --json` output.", file=sys.stderr)
-        if "-v" in (argv or sys.argv) or "--verbose" in (argv or sys.argv):
+        if "-v" in argv or "--verbose" in argv:
             import traceback
             traceback.print_exc()
         return 2

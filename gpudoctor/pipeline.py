@@ -111,14 +111,28 @@ def collect_facts(ctx: ProbeContext, on_progress: Optional[ProgressCallback] = N
     return assemble_facts(ctx, outcomes, statuses)
 
 
-def run_check(options: Optional[CheckOptions] = None, on_progress: Optional[ProgressCallback] = None) -> Report:
-    from .rules import diagnose
+def _load_rules() -> None:
+    """Import the rules and parse the compat tables: done while the probes' children run."""
+    from . import compat
+    from .rules import diagnose  # noqa: F401
 
+    try:
+        compat.tables()
+    except compat.CompatDataError:
+        pass  # reported by the rules that need them
+
+
+def run_check(options: Optional[CheckOptions] = None, on_progress: Optional[ProgressCallback] = None) -> Report:
     options = options or CheckOptions()
     started = time.monotonic()
     ctx = ProbeContext.from_environment(python=options.python, timeout=options.timeout,
                                         quick=options.quick, env=options.env)
-    facts = collect_facts(ctx, on_progress)
+    with ThreadPoolExecutor(max_workers=1) as warmup:
+        loading = warmup.submit(_load_rules)
+        facts = collect_facts(ctx, on_progress)
+        loading.result()
+    from .rules import diagnose
+
     findings = root_cause_order(diagnose(facts))
     created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     return Report(facts, findings, time.monotonic() - started, created, options.quick)

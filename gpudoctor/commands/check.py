@@ -56,7 +56,6 @@ def run(args: argparse.Namespace) -> int:
 
     from ..pipeline import CheckOptions, run_check
     from ..renderers.json_report import render_json
-    from ..renderers.terminal import render_terminal
 
     err = Console(stderr=True, no_color=args.no_color)
     try:
@@ -72,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
         return report.exit_code
     console = Console(no_color=args.no_color, highlight=False)
     report = _run_with_progress(console, options)
+    from ..renderers.terminal import render_terminal
+
     render_terminal(console, report.facts, report.findings, report.verdict, args.verbose, _framework_lines(report))
     return report.exit_code
 

@@ -86,9 +86,12 @@ class Probe(object):
         emit("loaded_libraries", loaded_libraries())
 
     def done(self):
+        """Everything is said: leave now. A framework's interpreter teardown (torch: ~0.3 s of
+        destructors) would only add to the wall time of every check."""
         self.phase("done")
         sys.stdout.flush()
         sys.stderr.flush()
+        os._exit(0)
 
 
 def loaded_libraries():
