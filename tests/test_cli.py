@@ -92,3 +92,27 @@ def test_this_machine_shows_its_cuda_13_runtime_with_the_real_version(tmp_path):
     row = next(line for line in proc.stdout.splitlines() if "libcudart.so.13" in line)
     assert "13.0" in row and "yes" in row  # the version asked of the library, and dlopen loads it
     assert "cudart 13.0" in proc.stdout  # the layer summary
+
+
+OLD_PYTHONS = [p for p in ("/root/.pyenv/versions/2.7.18/bin/python", "/root/.pyenv/versions/3.6.15/bin/python")
+               if os.access(p, os.X_OK)]
+
+
+@pytest.mark.skipif(not OLD_PYTHONS, reason="no old interpreter on this machine")
+@pytest.mark.parametrize("python", OLD_PYTHONS)
+def test_an_old_target_interpreter_is_examined_not_crashed_on(tmp_path, python):
+    """TensorFlow 1.x users still have Python 2.7 and 3.6 environments: the child probes must run there."""
+    site = tmp_path / "site"
+    (site / "tensorflow" / "python" / "platform").mkdir(parents=True)
+    (site / "tensorflow" / "__init__.py").write_text("__version__ = '1.14.0'\n")  # a broken TF: no tf.test
+    (site / "tensorflow" / "python" / "platform" / "build_info.py").write_text(
+        "cuda_version_number = '10.0'\ncudnn_version_number = '7'\n")
+    (site / "tensorflow_gpu-1.14.0.dist-info").mkdir()
+    (site / "tensorflow_gpu-1.14.0.dist-info" / "METADATA").write_text("Name: tensorflow-gpu\nVersion: 1.14.0\n")
+    proc = run("check", "--json", "--python", python, env=dict(no_gpu_env(tmp_path), PYTHONPATH=str(site)))
+    report = json.loads(proc.stdout)
+    assert report["facts"]["system"]["python_version"].startswith(os.path.basename(os.path.dirname(os.path.dirname(python)))[:3])
+    assert [p["name"] for p in report["facts"]["probes"] if p["status"] != "ok"] == []
+    tf = report["facts"]["frameworks"]["frameworks"]["tensorflow"]
+    assert tf["static"]["cuda_version"] == "10.0" and tf["live"]["import_ok"] is True
+    assert "built_with_cuda" in tf["live"]["errors"]  # the missing attribute is a fact, not a crash

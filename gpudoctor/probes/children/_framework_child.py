@@ -57,7 +57,8 @@ class Probe(object):
         return value
 
     def query(self, key, func, *args):
-        """Call func; emit its value under key, or record the exception under errors[key]."""
+        """Call func; emit its value under key, or record the exception under errors[key]. Pass a
+        lambda, not `tf.test.is_built_with_cuda`: a broken install may lack the attribute itself."""
         try:
             value = func(*args)
         except Exception as exc:  # a framework query failing is a fact, not a crash

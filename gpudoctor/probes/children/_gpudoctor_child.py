@@ -17,7 +17,7 @@ def open_channel():
     if _channel is None:
         private_fd = os.dup(1)
         os.dup2(2, 1)
-        _channel = os.fdopen(private_fd, "w", buffering=1)
+        _channel = os.fdopen(private_fd, "w", 1)  # positional: Python 2.7 targets too
     return _channel
 
 

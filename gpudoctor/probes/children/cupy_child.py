@@ -45,9 +45,9 @@ def main():
     probe.phase("query")
     probe.set("version", getattr(cupy, "__version__", None))
     probe.set("built_with_cuda", True)  # every CuPy wheel is a CUDA (or ROCm) build
-    runtime = probe.query("runtime_version_raw", cupy.cuda.runtime.runtimeGetVersion)
+    runtime = probe.query("runtime_version_raw", lambda: cupy.cuda.runtime.runtimeGetVersion())
     probe.set("cuda_version", version_text(runtime))
-    driver = probe.query("driver_version_raw", cupy.cuda.runtime.driverGetVersion)
+    driver = probe.query("driver_version_raw", lambda: cupy.cuda.runtime.driverGetVersion())
     probe.set("details", {"driver_cuda_version": version_text(driver) if driver else None})
     count = 0
     try:

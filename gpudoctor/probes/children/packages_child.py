@@ -6,6 +6,7 @@ metadata headers (not the long description): a big env has hundreds of distribut
 runs in `check --quick`.
 """
 
+import io
 import os
 import platform
 import sys
@@ -40,7 +41,7 @@ def read_headers(path):
     """The RFC 822 headers of a METADATA/PKG-INFO file, up to the first blank line."""
     headers = []
     try:
-        with open(path, "r", encoding="utf-8", errors="replace") as fh:
+        with io.open(path, "r", encoding="utf-8", errors="replace") as fh:  # io.open: Python 2.7 targets too
             for line in fh:
                 line = line.rstrip("\r\n")
                 if not line:
@@ -57,7 +58,7 @@ def read_headers(path):
 
 def read_text(path):
     try:
-        with open(path, "r", encoding="utf-8", errors="replace") as fh:
+        with io.open(path, "r", encoding="utf-8", errors="replace") as fh:  # io.open: Python 2.7 targets too
             return fh.read().strip()
     except (OSError, IOError):
         return None
@@ -139,12 +140,13 @@ def conda_packages(prefix):
 
 def marker_environment():
     """PEP 508 marker variables of this interpreter (what packaging.markers would compute)."""
-    info = sys.implementation.version
-    impl_version = "%d.%d.%d" % (info.major, info.minor, info.micro)
-    if info.releaselevel != "final":
+    implementation = getattr(sys, "implementation", None)  # absent on Python 2.7 (PEP 508: "" / "0")
+    info = implementation.version if implementation else None
+    impl_version = "%d.%d.%d" % (info.major, info.minor, info.micro) if info else "0"
+    if info and info.releaselevel != "final":
         impl_version += info.releaselevel[0] + str(info.serial)
     return {
-        "implementation_name": sys.implementation.name,
+        "implementation_name": implementation.name if implementation else "",
         "implementation_version": impl_version,
         "os_name": os.name,
         "platform_machine": platform.machine(),

@@ -74,7 +74,7 @@ def main():
     probe.phase("query")
     version = getattr(tf, "__version__", None) or getattr(getattr(tf, "version", None), "VERSION", None)
     probe.set("version", version)
-    probe.query("built_with_cuda", tf.test.is_built_with_cuda)
+    probe.query("built_with_cuda", lambda: tf.test.is_built_with_cuda())
     try:
         info = dict(tf.sysconfig.get_build_info())  # TF >= 2.3
         probe.set("details", {"build_info": info})

@@ -85,11 +85,11 @@ def main():
     probe.set("details", {"hip": hip, "git_version": getattr(torch.version, "git_version", None),
                           "debug": getattr(torch.version, "debug", None)})
     probe.set("built_with_cuda", cuda is not None)
-    raw = probe.query("cudnn_version_raw", torch.backends.cudnn.version)
+    raw = probe.query("cudnn_version_raw", lambda: torch.backends.cudnn.version())
     probe.set("cudnn_version", cudnn_version_text(raw))
-    available = probe.query("gpu_available", torch.cuda.is_available)
-    count = probe.query("device_count", torch.cuda.device_count) or 0
-    probe.query("arch_list", torch.cuda.get_arch_list)
+    available = probe.query("gpu_available", lambda: torch.cuda.is_available())
+    count = probe.query("device_count", lambda: torch.cuda.device_count()) or 0
+    probe.query("arch_list", lambda: torch.cuda.get_arch_list())
     if (cuda or hip) and not available:
         try:  # is_available() is silent; init() says why (no driver, driver too old, ...)
             torch.cuda.init()
