@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import ast
 import os
+import sys
 
 import pytest
 
 from gpudoctor.probes.runner import CHILDREN_DIR
 
-CHILDREN = ["_framework_child.py", "packages_child.py", "torch_child.py", "tensorflow_child.py",
-            "jax_child.py", "cupy_child.py"]
-ALLOWED_IMPORTS = {"os", "sys", "time", "traceback", "platform", "json", "_gpudoctor_child", "_framework_child",
-                   "numpy", "jaxlib"}  # numpy/jaxlib: only inside functions, in envs that have the framework
+CHILDREN = sorted(n for n in os.listdir(CHILDREN_DIR) if n.endswith(".py") and n != "__init__.py")
+STDLIB = set(getattr(sys, "stdlib_module_names", ())) or {
+    "os", "sys", "io", "time", "traceback", "platform", "json", "ctypes", "struct", "site", "re", "glob", "errno"}
+SIBLINGS = {"_gpudoctor_child", "_framework_child", "_native"}
+# numpy/jaxlib: only inside functions, in envs that have the framework; pynvml: only in nvml_child,
+# which runs in gpudoctor's own interpreter (a dependency of gpudoctor).
+ALLOWED_IMPORTS = STDLIB | SIBLINGS | {"numpy", "jaxlib", "pynvml"}
 
 
 @pytest.mark.parametrize("name", CHILDREN)
