@@ -323,7 +323,7 @@ class Scenario:
             w("proc/version", "Linux version 5.15.153.1-microsoft-standard-WSL2 (root@941d701f84f1) "
               "(gcc (GCC) 12.2.0, GNU ld (GNU Binutils) 2.40) #1 SMP Fri Mar 29 23:14:13 UTC 2024\n")
         else:
-            w("proc/version", "Linux version 6.1.0-21-amd64 (debian-kernel@lists.debian.org) "
+            w("proc/version", "Linux version 6.1.0-21-amd64 (builder@localhost) "
               "(gcc-12 (Debian 12.2.0-14) 12.2.0, GNU ld (GNU Binutils for Debian) 2.40) "
               "#1 SMP PREEMPT_DYNAMIC Debian 6.1.90-1 (2024-05-03)\n")
 
