@@ -314,7 +314,9 @@ class NewestBuilds:
 
 
 def _py_ok(pythons: Tuple[str, ...], python: Optional[str]) -> bool:
-    return python is None or not pythons or major_minor(python) in pythons
+    """Recommend a release for this Python only where a source lists it: an unknown list is not a yes
+    (torch 1.8.1's list is not in the tables, and it has no Python 3.11 wheels)."""
+    return python is None or major_minor(python) in pythons
 
 
 def newest_torch_for(driver_version: str, python: Optional[str] = None, compute_capability: Optional[str] = None,

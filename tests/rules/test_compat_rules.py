@@ -145,3 +145,11 @@ def test_modern_tensorflow_missing_its_wheels_gets_one_finding_with_the_and_cuda
     assert soname_findings == ["cuda-version-mismatch"]
     found = finding(facts, "cuda-version-mismatch")
     assert "libcudnn.so.9" in found.detail and found.fix[0].endswith('`pip install "tensorflow[and-cuda]==2.21.0"`.')
+
+
+def test_recommendations_never_offer_a_release_whose_python_support_is_unknown():
+    # Driver 418 runs CUDA 10.1 at most; torch 1.8.1 cu101 is the newest such build, but its Python
+    # list is not in the tables (it has no 3.11 wheels): no torch command beats a wrong one.
+    facts = gpu_machine(count=1, name="Tesla V100-SXM2-16GB", cc="7.0", driver="418.87.01", cuda=10010)
+    facts.system.python_version = "3.11.7"
+    assert not any("torch" in step for step in finding(facts, "recommendation").fix)
