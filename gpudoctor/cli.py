@@ -10,6 +10,9 @@ from typing import List, Optional
 from . import __version__
 
 COMMANDS = ["check", "report", "explain", "diff", "compat", "codes"]
+# Import names of the runtime dependencies (pyproject.toml): a missing one is an install problem,
+# not a gpudoctor bug, and is reported as such.
+DEPENDENCIES = ("rich", "packaging", "pynvml", "tomli")
 
 
 def build_parser(argv: Optional[List[str]] = None) -> argparse.ArgumentParser:
@@ -28,6 +31,9 @@ def build_parser(argv: Optional[List[str]] = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    if sys.stdout is None:  # started with stdout closed (`>&-`): nowhere to write the answer
+        print("gpudoctor: standard output is closed; nothing can be printed", file=sys.stderr)
+        return 2
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
@@ -36,18 +42,31 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     try:
         return int(args.handler(args))
+    except ModuleNotFoundError as exc:
+        package = (exc.name or "").split(".")[0]
+        if package not in DEPENDENCIES:
+            return _internal_error(exc, argv)
+        print(f"gpudoctor: the Python package '{package}' that gpudoctor needs is not installed for "
+              f"{sys.executable}.\nInstall gpudoctor with its dependencies into this Python: "
+              f"`{sys.executable} -m pip install gpudoctor` (or `-m pip install .` in gpudoctor's source folder).",
+              file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("gpudoctor: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
     except Exception as exc:  # exit 2 is the contract for an internal failure; say so, no traceback
-        print(f"gpudoctor: internal error: {exc.__class__.__name__}: {exc}\n"
-              "This is a bug in gpudoctor; please report it with `gpudoctor check -v --json` output.", file=sys.stderr)
-        if "-v" in argv or "--verbose" in argv:
-            import traceback
-            traceback.print_exc()
-        return 2
+        return _internal_error(exc, argv)
+
+
+def _internal_error(exc: BaseException, argv: List[str]) -> int:
+    print(f"gpudoctor: internal error: {exc.__class__.__name__}: {exc}\n"
+          "This is a bug in gpudoctor; please report it with `gpudoctor check -v --json` output.", file=sys.stderr)
+    if "-v" in argv or "--verbose" in argv:
+        import traceback
+        traceback.print_exception(type(exc), exc, exc.__traceback__)
+    return 2
 
 
 if __name__ == "__main__":

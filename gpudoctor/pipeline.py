@@ -7,8 +7,8 @@ so a full check costs about as long as its slowest probe.
 from __future__ import annotations
 
 import datetime as _dt
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -86,35 +86,62 @@ def _probe_table() -> List[Tuple[str, Callable[[ProbeContext], Tuple[Any, List[P
     ]
 
 
+def probe_deadline(ctx: ProbeContext) -> float:
+    """How long the slowest probe may take. A probe may run two children in a row (the package
+    scan, then a framework import), each under ctx.timeout; past this, whatever blocks it (a file
+    system that does not answer, a pipe held open by an escaped grandchild) is reported instead."""
+    return 2 * ctx.timeout + 2.0
+
+
 def collect_facts(ctx: ProbeContext, on_progress: Optional[ProgressCallback] = None) -> Facts:
+    """Run every probe at once; the report comes out by the deadline whatever a probe does.
+
+    Daemon threads, not a pool: a pool joins its threads at exit, so one probe blocked in the
+    kernel (a hung NFS mount on LD_LIBRARY_PATH) would hang the whole command."""
     from .probes.assemble import assemble_facts
 
     table = _probe_table()
     outcomes: Dict[str, Any] = {}
     statuses: List[ProbeStatus] = []
+    lock = threading.Lock()
+    closed = False
 
-    def run(entry: Tuple[str, Callable[[ProbeContext], Tuple[Any, List[ProbeStatus]]]]) -> None:
-        name, probe = entry
+    def run(name: str, probe: Callable[[ProbeContext], Tuple[Any, List[ProbeStatus]]]) -> None:
         if on_progress:
             on_progress(name, "started")
         try:
             value, probe_statuses = probe(ctx)
         except Exception as exc:  # a probe must never raise; if one does, that is our bug, reported
             value, probe_statuses = None, [ProbeStatus(name, "failed", error=f"gpudoctor bug: {exc!r}")]
-        outcomes[name] = value
-        statuses.extend(probe_statuses)
+        with lock:
+            if closed:
+                return  # too late: the report went out without it
+            outcomes[name] = value
+            statuses.extend(probe_statuses)
         if on_progress:
             on_progress(name, "done")
 
-    with ThreadPoolExecutor(max_workers=len(table)) as pool:
-        list(pool.map(run, table))
-    return assemble_facts(ctx, outcomes, statuses)
+    started = time.monotonic()
+    deadline = started + probe_deadline(ctx)
+    threads = [threading.Thread(target=run, args=entry, name=f"probe-{entry[0]}", daemon=True) for entry in table]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    with lock:
+        closed = True
+        for (name, _), thread in zip(table, threads):
+            if thread.is_alive():
+                statuses.append(ProbeStatus(name, "timeout", round(time.monotonic() - started, 3),
+                                            f"no answer within {probe_deadline(ctx):g} s (a file system or "
+                                            "device that does not answer?)"))
+        return assemble_facts(ctx, dict(outcomes), list(statuses))
 
 
-def _load_rules() -> None:
-    """Import the rules and parse the compat tables: done while the probes' children run."""
+def _load_compat_tables() -> None:
+    """Parse the compat tables while the probes' children run (no imports happen here: importing
+    in two threads at once can trip Python's module-lock deadlock detection)."""
     from . import compat
-    from .rules import diagnose  # noqa: F401
 
     try:
         compat.tables()
@@ -123,16 +150,16 @@ def _load_rules() -> None:
 
 
 def run_check(options: Optional[CheckOptions] = None, on_progress: Optional[ProgressCallback] = None) -> Report:
+    from .rules import diagnose  # before any probe thread starts: imports stay single-threaded
+
     options = options or CheckOptions()
     started = time.monotonic()
     ctx = ProbeContext.from_environment(python=options.python, timeout=options.timeout,
                                         quick=options.quick, env=options.env)
-    with ThreadPoolExecutor(max_workers=1) as warmup:
-        loading = warmup.submit(_load_rules)
-        facts = collect_facts(ctx, on_progress)
-        loading.result()
-    from .rules import diagnose
-
+    tables = threading.Thread(target=_load_compat_tables, name="compat-tables", daemon=True)
+    tables.start()
+    facts = collect_facts(ctx, on_progress)
+    tables.join()
     findings = root_cause_order(diagnose(facts))
     created = _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
     return Report(facts, findings, time.monotonic() - started, created, options.quick)

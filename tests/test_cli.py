@@ -116,3 +116,28 @@ def test_an_old_target_interpreter_is_examined_not_crashed_on(tmp_path, python):
     tf = report["facts"]["frameworks"]["frameworks"]["tensorflow"]
     assert tf["static"]["cuda_version"] == "10.0" and tf["live"]["import_ok"] is True
     assert "built_with_cuda" in tf["live"]["errors"]  # the missing attribute is a fact, not a crash
+
+
+def run_without(modules, *args, tmp_path):
+    """gpudoctor in a Python where `modules` cannot be imported (as if not installed)."""
+    code = ("import sys\n" + "".join(f"sys.modules[{m!r}] = None\n" for m in modules) +
+            "from gpudoctor.cli import main\nsys.exit(main(sys.argv[1:]))")
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
+                          env=no_gpu_env(tmp_path))
+
+
+def test_check_json_needs_no_terminal_library(tmp_path):
+    proc = run_without(["rich"], "check", "--json", "--quick", tmp_path=tmp_path)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["verdict"] == "ok"
+
+
+def test_a_missing_dependency_is_an_install_problem_not_a_bug(tmp_path):
+    proc = run_without(["rich"], "check", "--quick", tmp_path=tmp_path)
+    assert proc.returncode == 2 and "'rich' that gpudoctor needs is not installed" in proc.stderr
+    assert "bug" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_closed_stdout_is_said_plainly():
+    proc = subprocess.run(f"'{GPUDOCTOR}' check --json --quick >&-", shell=True, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2 and "standard output is closed" in proc.stderr

@@ -52,27 +52,27 @@ def _validate_python(path: Optional[str]) -> Optional[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.console import Console
-
     from ..pipeline import CheckOptions, run_check
-    from ..renderers.json_report import render_json
 
-    err = Console(stderr=True, no_color=args.no_color)
     try:
         python = _validate_python(args.python)
     except ValueError as exc:
-        err.print(f"gpudoctor: {exc}")
+        print(f"gpudoctor: {exc}", file=sys.stderr)
         return 2
     timeout = args.timeout or (DEFAULT_QUICK_TIMEOUT if args.quick else DEFAULT_TIMEOUT)
     options = CheckOptions(quick=args.quick, python=python, timeout=timeout)
-    if args.json:
+    if args.json:  # scripts and hooks: plain JSON, no terminal library involved
+        from ..renderers.json_report import render_json
+
         report = run_check(options)
         sys.stdout.write(render_json(report.to_json()) + "\n")
         return report.exit_code
-    console = Console(no_color=args.no_color, highlight=False)
-    report = _run_with_progress(console, options)
+    from rich.console import Console
+
     from ..renderers.terminal import render_terminal
 
+    console = Console(no_color=args.no_color, highlight=False)
+    report = _run_with_progress(console, options)
     render_terminal(console, report.facts, report.findings, report.verdict, args.verbose, _framework_lines(report))
     return report.exit_code
 

@@ -42,6 +42,7 @@ from ..facts.libraries import LibrariesFacts, LibraryCopy, LibraryFacts, LoaderR
 from ..facts.probe_status import ProbeStatus
 from .context import ProbeContext
 from .runner import ChildResult, ChildSpec, run_child
+from .children.site_paths_child import site_packages  # the child's function, run in-process for our own Python
 
 LDCONFIG_CACHE = "/etc/ld.so.cache"  # what `ldconfig -p` reads; stands for the ldconfig step in search_dirs
 SEARCH_ORDER = ("site-packages", "conda", "LD_LIBRARY_PATH", "ldconfig", "CUDA_HOME", "default", "dlopen")
@@ -487,8 +488,6 @@ def find_libdevice(env: Mapping[str, str], site_packages: Sequence[str], conda: 
 def target_paths(ctx: ProbeContext) -> Tuple[List[str], Optional[str], Optional[ProbeStatus]]:
     """(site-packages, prefix, status) of ctx.python; in process when it is gpudoctor's own."""
     if ctx.python == sys.executable:
-        from .children.site_paths_child import site_packages
-
         return site_packages(), sys.prefix, None
     result = run_child(ChildSpec("libraries-site", "site_paths_child.py", ctx.python, ctx.env,
                                  min(ctx.timeout, 15.0)))

@@ -13,10 +13,11 @@ import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 CHILDREN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "children")
 STDERR_TAIL_CHARS = 4000
+DRAIN_SECONDS = 2.0  # after a kill, for the output already written
 
 
 @dataclass
@@ -81,6 +82,19 @@ def _kill_group(proc: "subprocess.Popen[bytes]") -> None:
         proc.kill()
 
 
+def _drain_after_kill(proc: "subprocess.Popen[bytes]") -> Tuple[bytes, bytes]:
+    """What the killed child wrote. A grandchild that left the process group (a daemon) may hold
+    the pipes open forever: then give up on the rest of the output rather than wait."""
+    try:
+        return proc.communicate(timeout=DRAIN_SECONDS)
+    except subprocess.TimeoutExpired:
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        proc.wait()
+        return b"", b""
+
+
 def run_child(spec: ChildSpec) -> ChildResult:
     script = os.path.join(CHILDREN_DIR, spec.script)
     cmd = [spec.python, *spec.python_flags, script, *spec.args]
@@ -95,7 +109,7 @@ def run_child(spec: ChildSpec) -> ChildResult:
         timed_out = False
     except subprocess.TimeoutExpired:
         _kill_group(proc)
-        out, err = proc.communicate()
+        out, err = _drain_after_kill(proc)
         timed_out = True
     duration = time.monotonic() - started
     result = ChildResult(spec.name, "ok", parse_records(_decode(out)), proc.returncode,

@@ -46,3 +46,17 @@ def test_statuses_and_partial_records(child_scripts):
 def test_missing_interpreter_is_not_started():
     result = run_children([ChildSpec("x", "interpreter_child.py", "/no/such/python", {}, 2.0)])["x"]
     assert result.status == "not-started" and "/no/such/python" in result.error
+
+
+def test_a_grandchild_that_escapes_the_group_and_holds_the_pipe_does_not_hang_the_probe(tmp_path):
+    script = os.path.join(CHILDREN_DIR, f"_test_escape_{os.getpid()}.py")
+    with open(script, "w") as handle:
+        handle.write("from _gpudoctor_child import emit\nimport os, time\nemit('a', 1)\n"
+                     "if os.fork() == 0:\n    os.setsid()\n    time.sleep(8)\n    os._exit(0)\n"
+                     "time.sleep(60)\n")
+    try:
+        result = run_children([ChildSpec("escape", os.path.basename(script), sys.executable, dict(os.environ), 1.0,
+                                         python_flags=("-S", "-E"))])["escape"]
+    finally:
+        os.remove(script)
+    assert result.status == "timeout"  # it came back: the daemon's open pipe did not keep us waiting

@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.version import InvalidVersion
+
 from ...facts.frameworks import CondaPackage, Distribution, FrameworksFacts, PinCheck, normalize_name
 from ...facts.probe_status import ProbeStatus
 from ..context import ProbeContext
@@ -65,8 +68,6 @@ def packages_from_records(records: Mapping[str, Any]) -> FrameworksFacts:
 
 def pin_checks(distributions: List[Distribution], marker_env: Mapping[str, str]) -> List[PinCheck]:
     """Each nvidia-* Requires-Dist of a framework that applies here, with what is installed."""
-    from packaging.requirements import InvalidRequirement, Requirement  # only when a framework pins
-    from packaging.version import InvalidVersion
 
     installed: Dict[str, str] = {}
     for dist in distributions:
