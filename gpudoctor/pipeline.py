@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import __version__

@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..pipeline import CheckOptions, Report
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_QUICK_TIMEOUT = 5.0

@@ -18,7 +18,7 @@ from .queries import (
     BuildArchs, NewestBuilds, TfBuild, TfRelease, TorchBuild, arch_entries_run_on, architecture_of, cuda_build_archs,
     cuda_versions, cudnn_cuda_support, driver_supports_cuda, gpu_by_name, min_driver_for_cuda,
     newest_builds_for_driver, newest_cuda_for_driver, newest_cuda_for_driver_full, newest_tensorflow_for,
-    newest_torch_for, pip_command, tensorflow_release, tensorflow_series, toolkit_releases, torch_release,
+    newest_torch_for, pip_command, tensorflow_has_and_cuda, tensorflow_release, tensorflow_series, toolkit_releases, torch_release,
     variant_runs_on,
 )
 

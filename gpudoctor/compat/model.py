@@ -4,7 +4,7 @@ checks required fields, their types and version strings, and that the row names 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 from .versions import is_dotted
 

@@ -7,14 +7,14 @@ must treat "unknown" differently from "no".
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Optional, Sequence, Tuple
 
 from .loader import Tables, tables
 from .model import (
     ArchSeries, CudnnPackage, DriverRequirement, GpuInfo, MinorVersionCompat, TfAndCuda, TfTested,
     ToolkitDriver, TorchRelease, TorchVariant,
 )
-from . import versions
+from ..versions import version_parts
 from .versions import is_dotted, major, major_minor, normalize_release, vge, vkey
 
 OSES = ("linux", "windows")
@@ -340,6 +340,11 @@ def newest_torch_for(driver_version: str, python: Optional[str] = None, compute_
 AND_CUDA_SINCE = "2.14"
 
 
+def tensorflow_has_and_cuda(version: str) -> bool:
+    """Does this TensorFlow release install CUDA and cuDNN from wheels with `tensorflow[and-cuda]`?"""
+    return version_parts(version)[:2] >= vkey(AND_CUDA_SINCE)
+
+
 def newest_tensorflow_for(driver_version: str, python: Optional[str] = None, os: str = "linux",
                           t: Optional[Tables] = None) -> Optional[TfBuild]:
     """Newest TensorFlow GPU release whose tested CUDA this driver runs. TF >= 2.14 installs CUDA from
@@ -356,7 +361,7 @@ def newest_tensorflow_for(driver_version: str, python: Optional[str] = None, os:
         if pins:
             cmd = f'pip install "tensorflow[and-cuda]=={pins[-1].version}"'
             version = pins[-1].version
-        elif vkey(r.version) >= vkey(AND_CUDA_SINCE):
+        elif tensorflow_has_and_cuda(r.version):
             cmd = f'pip install "tensorflow[and-cuda]=={r.version}"'
             version = r.version
         else:

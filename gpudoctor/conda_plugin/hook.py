@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, TextIO
 
 from ..gpu_packages import is_gpu_package
+from ..versions import cuda_version_text
 
 TRIGGER_COMMANDS = frozenset({"install", "create", "update", "remove", "env_create", "env_update"})
 HOOK_TIMEOUT_S = 3.0  # the whole post-command hook, as the user waits for their prompt
@@ -164,8 +165,8 @@ def _driver_text(report: Mapping[str, Any]) -> str:
     version = (driver.get("nvml") or {}).get("driver_version") or (driver.get("kernel") or {}).get("version")
     cuda = (driver.get("libcuda") or {}).get("driver_version") or (driver.get("nvml") or {}).get("cuda_driver_version")
     parts = [f"driver {version}"] if version else []
-    if isinstance(cuda, int) and cuda > 0:
-        parts.append(f"CUDA {cuda // 1000}.{(cuda % 1000) // 10}")
+    if cuda_version_text(cuda):
+        parts.append(f"CUDA {cuda_version_text(cuda)}")
     return ", ".join(parts)
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from ..gpu_packages import is_gpu_package
+from ..versions import cuda_version_text
 
 # category -> base weight (higher: more likely to explain a failure)
 WEIGHTS: Dict[str, int] = {
@@ -122,9 +123,7 @@ def _text(v: Any) -> Optional[str]:
 
 
 def _cuda(v: Any) -> Optional[str]:
-    if isinstance(v, int) and v > 0:
-        return f"{v // 1000}.{(v % 1000) // 10}"
-    return _text(v)
+    return cuda_version_text(v) or _text(v)
 
 
 def _driver(facts: Mapping[str, Any]) -> Iterator[Aspect]:

@@ -11,13 +11,14 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, Optional
 
 from .catalogue import Catalogue
+from ..versions import cuda_version_parts
 
 Values = Dict[str, Any]
 
 
 def cuda_version_from_int(n: int) -> str:
     """cuDriverGetVersion / cudaRuntimeGetVersion encoding: 1000*major + 10*minor."""
-    return f"{n // 1000}.{(n % 1000) // 10}"
+    return "%d.%d" % cuda_version_parts(n)
 
 
 def library_version_from_int(n: int) -> str:

@@ -14,6 +14,7 @@ from typing import Any, Dict, Iterable, List, Optional
 
 from ..codes import make_finding
 from ..model import Finding, Severity
+from ..versions import cuda_version_text
 from .engine import rank
 
 _SONAME_LIB = re.compile(r"^lib(?P<name>[A-Za-z]+?)(?:_[a-z_]+)?\.so")
@@ -96,8 +97,8 @@ def _driver_label(check_json: Dict[str, Any]) -> Optional[str]:
     parts = []
     if nvml_version:
         parts.append(f"driver {nvml_version}")
-    if isinstance(cuda_int, int) and cuda_int > 0:
-        parts.append(f"supports CUDA up to {cuda_int // 1000}.{(cuda_int % 1000) // 10}")
+    if cuda_version_text(cuda_int):
+        parts.append(f"supports CUDA up to {cuda_version_text(cuda_int)}")
     return ", ".join(parts) or None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from ..facts import Facts
-from ..facts.driver import CudaDevice, DriverFacts, NvmlGpu, PciDevice
+from ..facts.driver import CudaDevice, DriverFacts, NvmlGpu
 from ..facts.probe_status import ProbeStatus
 from ..facts.visibility import DeviceMapping, VisibilityFacts
 from .context import ProbeContext

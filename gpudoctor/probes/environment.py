@@ -6,7 +6,7 @@ scrubbed: never tokens, keys or passwords (DESIGN.md, Privacy).
 
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import List, Mapping, Optional, Tuple
 
 from ..facts.probe_status import ProbeStatus
 from ..facts.system import EnvironmentFacts, MisspelledVariable

@@ -105,10 +105,6 @@ def cuda_major_of(family: str, soname: str) -> Optional[int]:
     return None
 
 
-def _version_tuple(text: Optional[str]) -> Tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", text or ""))
-
-
 # -- search steps ----------------------------------------------------------------------------------
 
 def cuda_lib_dirs(root: str) -> List[str]:

@@ -17,6 +17,7 @@ import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
 from ..gpu_packages import is_gpu_package
+from .. import versions
 from ..saved_report import JSON_MARKER
 
 _VERDICT = {"ok": "✅ OK", "warning": "⚠️ Warning", "error": "❌ Error"}
@@ -99,10 +100,8 @@ def _gib(n: Any) -> str:
 
 
 def cuda_version_text(v: Any) -> str:
-    """12040 -> 12.4 (cuDriverGetVersion's encoding: 1000 * major + 10 * minor)."""
-    if isinstance(v, int) and v > 0:
-        return f"{v // 1000}.{(v % 1000) // 10}"
-    return "" if v is None else str(v)
+    """12040 -> 12.4, for a table cell ("" when unknown)."""
+    return versions.cuda_version_text(v) or ("" if v is None else str(v))
 
 
 def _yes(v: Any) -> str:

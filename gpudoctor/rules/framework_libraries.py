@@ -77,7 +77,7 @@ def _and_cuda_release(fw: Framework) -> Optional[str]:
     if release and release.and_cuda:
         return release.and_cuda.version
     version = fw.static.version.split("+")[0]
-    return version if is_dotted(version) and vkey(version) >= vkey(compat.queries.AND_CUDA_SINCE) else None
+    return version if compat.tensorflow_has_and_cuda(version) else None
 
 
 def _soname_finding(code: str, fw: Framework, facts: Facts, missing: List[Tuple[str, List[str]]]) -> Finding:

@@ -9,7 +9,7 @@ which is caused by nothing above it.
 from __future__ import annotations
 
 import re
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional
 
 from .. import compat
 from ..codes import make_finding
@@ -17,7 +17,8 @@ from ..facts import Facts
 from ..facts.frameworks import Distribution, FrameworkFacts, normalize_name
 from ..model import Finding, Severity
 from .base import Prior
-from .situation import any_gpu, cuda_version_text, driver_cuda_version, driver_sees_gpu
+from ..versions import version_parts
+from .situation import cuda_version_text, driver_cuda_version, driver_sees_gpu
 
 # Lower-layer findings that stop a framework from seeing or using the GPU, lowest layer first.
 GPU_ROOT_CAUSES = (
@@ -96,21 +97,13 @@ def log_root_causes(facts: Facts, prior: Prior) -> Iterable[Finding]:
 
 def _tf_cuda_fix(facts: Facts, fw: FrameworkFacts) -> List[str]:
     version = _base_version(fw.static.version)
-    if fw.name == "tensorflow" and _version_tuple(version) >= (2, 14):
+    if fw.name == "tensorflow" and compat.tensorflow_has_and_cuda(version):
         return ['%s install "tensorflow[and-cuda]==%s"  # the CUDA and cuDNN wheels this release pins'
                 % (pip(facts), version)]
     if fw.name == "tensorflow":
         return ["Install CUDA %s and cuDNN %s (the versions this TensorFlow was built with) and put their lib "
                 "folders on LD_LIBRARY_PATH." % (fw.static.cuda_version or "?", fw.static.cudnn_version or "?")]
     return []
-
-
-def _version_tuple(version: str) -> Tuple[int, ...]:
-    parts = []
-    for piece in version.split(".")[:3]:
-        digits = re.match(r"\d+", piece)
-        parts.append(int(digits.group(0)) if digits else 0)
-    return tuple(parts)
 
 
 # -- conflicting-packages -----------------------------------------------------------------------
@@ -132,7 +125,7 @@ def _tensorflow_variants(facts: Facts) -> Iterable[Finding]:
     if len(names) < 2:
         return
     version = _base_version(next((d.version for d in dists if d.key == "tensorflow"), dists[0].version))
-    target = "tensorflow[and-cuda]" if _version_tuple(version) >= (2, 14) else "tensorflow"
+    target = "tensorflow[and-cuda]" if compat.tensorflow_has_and_cuda(version) else "tensorflow"
     yield make_finding(
         "conflicting-packages",
         "%s are all installed. They install the same `tensorflow` package folder, so the files on disk are a "
@@ -310,7 +303,7 @@ def cuda_build_fix(facts: Facts, fw: FrameworkFacts) -> List[str]:
             return ["TensorFlow 2.11 and later has no GPU build for native Windows: run it under WSL2, "
                     "or use tensorflow 2.10 with CUDA 11.2 and cuDNN 8.1."]
         removes = " ".join(sorted({d.key for d in facts.frameworks.distributions if d.key in TF_VARIANTS}))
-        target = "tensorflow[and-cuda]" if _version_tuple(version) >= (2, 14) else "tensorflow"
+        target = "tensorflow[and-cuda]" if compat.tensorflow_has_and_cuda(version) else "tensorflow"
         return ["%s uninstall -y %s" % (pip(facts), removes or "tensorflow-cpu"),
                 '%s install "%s==%s"' % (pip(facts), target, version)] + ([driver_note] if driver_note else [])
     if fw.name == "jax":
@@ -349,7 +342,7 @@ def compat_torch_command(facts: Facts, version: str) -> Optional[str]:
     usable = [v for v in release.variants if compat.driver_supports_cuda(driver, v.cuda)]
     if not usable:
         return None
-    best = max(usable, key=lambda v: _version_tuple(v.cuda))
+    best = max(usable, key=lambda v: version_parts(v.cuda))
     command = compat.pip_command(release, best)
     if command.startswith("pip ") and pip(facts) != "pip":
         command = pip(facts) + command[3:]  # the target interpreter's pip, as in the uninstall step

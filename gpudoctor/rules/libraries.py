@@ -17,6 +17,7 @@ from ..facts import Facts
 from ..facts.libraries import LibraryCopy, LibraryFacts
 from ..model import Finding, Severity
 from .base import Prior, Rule
+from ..versions import cuda_version_parts, version_parts
 from .situation import any_gpu as gpu_present, driver_cuda_version
 
 Version = Tuple[int, Optional[int]]  # (major, minor); minor None when only the major is known
@@ -78,13 +79,9 @@ def chosen_by_environment(copy: LibraryCopy) -> bool:
     return any(v in _ENV_VIAS or v == "LD_LIBRARY_PATH" for v in copy.found_via)
 
 
-def _version_parts(text: Optional[str]) -> Tuple[int, ...]:
-    return tuple(int(p) for p in re.findall(r"\d+", text or ""))
-
-
 def versions_differ(a: Optional[str], b: Optional[str]) -> bool:
     """Provably different: both known and neither a prefix of the other ('12' vs '12.4.127' is not)."""
-    pa, pb = _version_parts(a), _version_parts(b)
+    pa, pb = version_parts(a), version_parts(b)
     if not pa or not pb:
         return False
     n = min(len(pa), len(pb))
@@ -96,15 +93,11 @@ def versions_differ(a: Optional[str], b: Optional[str]) -> bool:
 def runtime_cuda_version(copy: LibraryCopy) -> Optional[Version]:
     """The CUDA version of a libcudart copy: 12090 -> (12, 9); '11.8.89' -> (11, 8); '12' -> (12, None)."""
     if copy.version_source == "library" and copy.version_code:
-        return copy.version_code // 1000, (copy.version_code % 1000) // 10
-    parts = _version_parts(copy.version or copy.version_from_name)
+        return cuda_version_parts(copy.version_code)
+    parts = version_parts(copy.version or copy.version_from_name)
     if not parts:
         return (copy.cuda_major, None) if copy.cuda_major else None
     return parts[0], (parts[1] if len(parts) > 1 else None)
-
-
-def decode_driver_version(code: int) -> Version:
-    return code // 1000, (code % 1000) // 10
 
 
 def runtime_vs_driver(runtime: Version, driver: Version) -> str:
@@ -132,7 +125,7 @@ def driver_too_old(facts: Facts, prior: Prior) -> Iterable[Finding]:
     cudart = facts.libraries.library("cudart")
     if not code or cudart is None or not gpu_present(facts):
         return  # with no GPU, a toolkit the driver libraries could not run costs nothing
-    driver = decode_driver_version(code)
+    driver = cuda_version_parts(code)
     too_new: List[Tuple[LibraryCopy, Version, bool]] = []
     minor: List[Tuple[LibraryCopy, Version]] = []
     for copy in cudart.copies:

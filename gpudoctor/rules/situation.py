@@ -9,6 +9,7 @@ from typing import List, Optional
 
 from ..facts import Facts
 from ..facts.driver import NvmlGpu
+from ..versions import cuda_version_text  # noqa: F401  (re-exported for the rule modules)
 
 MIB = 1024 * 1024
 
@@ -37,13 +38,6 @@ def kernel_module_loaded(facts: Facts) -> bool:
 
 def in_container(facts: Facts) -> bool:
     return facts.system.in_container
-
-
-def cuda_version_text(version: Optional[int]) -> Optional[str]:
-    """12020 -> "12.2" (the encoding of cuDriverGetVersion and cudaRuntimeGetVersion)."""
-    if not version:
-        return None
-    return f"{version // 1000}.{(version % 1000) // 10}"
 
 
 def driver_cuda_version(facts: Facts) -> Optional[int]:

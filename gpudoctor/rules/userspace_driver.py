@@ -8,9 +8,9 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from ..codes import make_finding
 from ..facts import Facts
-from ..model import Finding, Severity
+from ..model import Finding
 from .base import Prior
-from .situation import any_gpu, driver_version, gpu_on_bus, host_driver_fix, in_container, kernel_module_loaded
+from .situation import any_gpu, gpu_on_bus, host_driver_fix, in_container, kernel_module_loaded
 
 # CUresult values (cuda.h) that cuInit returns in practice, with their usual cause on a real machine.
 INIT_ERROR_CAUSES: Dict[int, Tuple[str, str]] = {

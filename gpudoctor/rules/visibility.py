@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional
+from typing import Iterable, List
 
 from ..codes import make_finding
 from ..facts import Facts
@@ -66,7 +66,7 @@ def visible_devices(facts: Facts, prior: Prior) -> Iterable[Finding]:
         yield make_finding("no-visible-gpu",
                            f"{len(gpus)} GPU(s) are installed, but CUDA_VISIBLE_DEVICES hides all of them: {why}.",
                            evidence={"CUDA_VISIBLE_DEVICES": value, "gpus": len(gpus)}, caused_by=cause,
-                           fix=["unset CUDA_VISIBLE_DEVICES  # every GPU", f"export CUDA_VISIBLE_DEVICES=0  # only the first"])
+                           fix=["unset CUDA_VISIBLE_DEVICES  # every GPU", "export CUDA_VISIBLE_DEVICES=0  # only the first"])
 
 
 def device_order_differs(facts: Facts, prior: Prior) -> Iterable[Finding]:

@@ -15,7 +15,7 @@ from packaging.version import InvalidVersion
 from ...facts.frameworks import CondaPackage, Distribution, FrameworksFacts, PinCheck, normalize_name
 from ...facts.probe_status import ProbeStatus
 from ..context import ProbeContext
-from ..runner import ChildResult, ChildSpec, run_child
+from ..runner import ChildSpec, run_child
 
 PACKAGES_PROBE = "framework-packages"
 # Whose nvidia-* requirements are compared with what is installed.
