@@ -16,20 +16,12 @@ from ..model import Finding
 from .base import Prior
 from .framework_builds import Framework, cuda_builds
 from .frameworks import label
+from .libraries import describe_copy
 from .situation import any_gpu
-
-FOUND_VIA_WORDS = {"site-packages": "a pip wheel", "conda": "the conda env", "LD_LIBRARY_PATH": "LD_LIBRARY_PATH",
-                   "ldconfig": "the system library cache", "CUDA_HOME": "CUDA_HOME", "default": "/usr/local/cuda*",
-                   "dlopen": "the loader's path"}
-
 
 def _copies(facts: Facts, library: str) -> List[LibraryCopy]:
     lib = facts.libraries.library(library)
     return list(lib.copies) if lib else []
-
-
-def _where(copy: LibraryCopy) -> str:
-    return f"{copy.real_path} ({' and '.join(FOUND_VIA_WORDS.get(v, v) for v in copy.found_via)})"
 
 
 def _checked_frameworks(facts: Facts) -> List[Framework]:
@@ -85,8 +77,8 @@ def _soname_finding(code: str, fw: Framework, facts: Facts, missing: List[Tuple[
     others = sorted({o for _, found in missing for o in found})
     built = f"CUDA {fw.static.cuda_version}" if fw.static.cuda_version else "its CUDA"
     if code in ("cuda-version-mismatch", "cudnn-version-mismatch"):
-        present = "; ".join(_where(c) for lib in {s.split(".so")[0][3:] for s in others}
-                            for c in _copies(facts, lib) if c.soname in others)
+        present = "; ".join(describe_copy(c) for lib in facts.libraries.libraries for c in lib.copies
+                            if c.soname in others)
         detail = (f"{label(fw)} was built for {built} (cuDNN {fw.static.cudnn_version or '?'}) and dlopens {wanted}; "
                   f"this machine offers {', '.join(others)} instead: {present}. Another version does not serve it, "
                   f"so {fw.display_name} skips the GPU ('Cannot dlopen some GPU libraries').")

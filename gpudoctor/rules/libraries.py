@@ -41,7 +41,8 @@ def _where(copy: LibraryCopy) -> str:
     return " and ".join(WHERE.get(v, v) for v in copy.found_via) or "unknown"
 
 
-def _describe(copy: LibraryCopy) -> str:
+def describe_copy(copy: LibraryCopy) -> str:
+    """Where a copy is, what version, and how it was found: for a finding's detail."""
     version = f"{copy.version}" if copy.version else "version unknown"
     return f"{copy.real_path} ({version}, from {_where(copy)})"
 
@@ -209,7 +210,7 @@ def multiple_cuda_installs(facts: Facts, prior: Prior) -> Iterable[Finding]:
 def _shadow_finding(lib: LibraryFacts, soname: str, copies: List[LibraryCopy], lld: List[str]) -> Finding:
     winner = resolved_copy(lib, soname)
     lines = [f"{soname} is installed {len(copies)} times with different versions: "
-             + "; ".join(_describe(c) for c in copies) + "."]
+             + "; ".join(describe_copy(c) for c in copies) + "."]
     fix: List[str] = []
     if winner is not None:
         others = [c for c in copies if c is not winner]
