@@ -551,7 +551,7 @@ def probe_libraries(ctx: ProbeContext) -> Tuple[LibrariesFacts, List[ProbeStatus
     else:
         spec = ChildSpec("libraries-dlopen", "libraries_child.py", ctx.python, ctx.env, ctx.timeout,
                          args=(json.dumps(resolve_request(families)),), python_flags=("-S",))
-        with ThreadPoolExecutor(max_workers=2) as pool:
+        with ThreadPoolExecutor(max_workers=1) as pool:  # the child runs while nvcc and ptxas answer here
             child = pool.submit(run_child, spec)
             facts.tools = find_tools(ctx.env, site_packages, conda, roots, True, min(ctx.timeout, 10.0))
             result = child.result()

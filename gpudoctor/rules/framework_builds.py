@@ -12,25 +12,13 @@ from ..codes import make_finding
 from ..compat.versions import is_dotted, major_minor, vkey
 from ..facts import Facts
 from ..facts.driver import NvmlGpu
+from ..facts.frameworks import FrameworkFacts
 from ..model import Finding
 from .base import Prior
-from .frameworks import label
+from .framework_facts import cuda_builds, installed_frameworks, label
 from .situation import any_gpu, cuda_version_text, driver_cuda_version, driver_version, host_driver_fix
 
-# A framework's facts, as gpudoctor.facts.frameworks defines them (typed loosely here so that the
-# rules read saved reports too).
-Framework = object
-
-
-def installed_frameworks(facts: Facts) -> List[Framework]:
-    return [fw for fw in facts.frameworks.frameworks.values() if fw.static.installed and fw.static.version]
-
-
-def cuda_builds(facts: Facts) -> List[Framework]:
-    return [fw for fw in installed_frameworks(facts) if fw.static.build == "cuda"]
-
-
-def torch_variant(fw: Framework) -> Tuple[Optional[compat.TorchRelease], Optional[compat.TorchVariant]]:
+def torch_variant(fw: FrameworkFacts) -> Tuple[Optional[compat.TorchRelease], Optional[compat.TorchVariant]]:
     """The PyTorch release and CUDA variant installed: "+cu124" names it; a plain version is the
     default variant of PyPI's wheel."""
     release = compat.torch_release(fw.static.version)
@@ -40,7 +28,7 @@ def torch_variant(fw: Framework) -> Tuple[Optional[compat.TorchRelease], Optiona
     return release, release.variant(suffix or release.default_variant or "")
 
 
-def _newest_build_step(fw: Framework, facts: Facts, compute_capability: Optional[str] = None) -> Optional[str]:
+def _newest_build_step(fw: FrameworkFacts, facts: Facts, compute_capability: Optional[str] = None) -> Optional[str]:
     version = driver_version(facts)
     if not version:
         return None
@@ -80,7 +68,7 @@ def framework_driver_too_old(facts: Facts, prior: Prior) -> Iterable[Finding]:
             "needed_driver": minimum})
 
 
-def _arch_list(fw: Framework) -> Tuple[List[str], str]:
+def _arch_list(fw: FrameworkFacts) -> Tuple[List[str], str]:
     """The build's arch list: what the framework says live, else its build files, else the tables."""
     live = fw.live
     if live is not None and live.arch_list:
@@ -106,7 +94,7 @@ def gpu_arch_unsupported(facts: Facts, prior: Prior) -> Iterable[Finding]:
         yield _arch_finding(fw, facts, gpus, entries, where)
 
 
-def _arch_finding(fw: Framework, facts: Facts, gpus: List[NvmlGpu], entries: List[str], where: str) -> Finding:
+def _arch_finding(fw: FrameworkFacts, facts: Facts, gpus: List[NvmlGpu], entries: List[str], where: str) -> Finding:
     listing = ", ".join(f"GPU {g.index} {g.name or ''} (compute capability {g.compute_capability})" for g in gpus)
     newest_cc = max(vkey(g.compute_capability) for g in gpus)
     detail = (f"{label(fw)} carries kernels for {' '.join(entries)} ({where}), none of which runs on {listing}: "
@@ -128,7 +116,7 @@ def _arch_finding(fw: Framework, facts: Facts, gpus: List[NvmlGpu], entries: Lis
         "gpus": [{"index": g.index, "name": g.name, "compute_capability": g.compute_capability} for g in gpus]})
 
 
-def _supported_pythons(fw: Framework) -> Tuple[str, ...]:
+def _supported_pythons(fw: FrameworkFacts) -> Tuple[str, ...]:
     if fw.name == "torch":
         release = compat.torch_release(fw.static.version)
         return release.python if release else ()
@@ -138,7 +126,7 @@ def _supported_pythons(fw: Framework) -> Tuple[str, ...]:
     return ()
 
 
-def _newest_release_for_python(fw: Framework, python: str) -> Optional[str]:
+def _newest_release_for_python(fw: FrameworkFacts, python: str) -> Optional[str]:
     if fw.name == "tensorflow":
         series = [s for s in compat.tensorflow_series() if python in (compat.tensorflow_release(s).python or ())]
         return max(series, key=vkey) if series else None

@@ -11,27 +11,27 @@ from .. import compat
 from ..codes import make_finding
 from ..compat.versions import is_dotted, major_minor, vkey
 from ..facts import Facts
+from ..facts.frameworks import FrameworkFacts
 from ..facts.libraries import LibraryCopy
 from ..model import Finding
 from .base import Prior
-from .framework_builds import Framework, cuda_builds
-from .frameworks import label
+from .framework_facts import cuda_builds, label
 from .libraries import describe_copy
-from .situation import any_gpu
+from .situation import any_gpu, driver_sees_gpu
 
 def _copies(facts: Facts, library: str) -> List[LibraryCopy]:
     lib = facts.libraries.library(library)
     return list(lib.copies) if lib else []
 
 
-def _checked_frameworks(facts: Facts) -> List[Framework]:
+def _checked_frameworks(facts: Facts) -> List[FrameworkFacts]:
     # Only frameworks whose dlopen list is known from their build rules: TensorFlow's dso_loader.
     # PyTorch links its CUDA libraries (a missing one is an import failure, reported by the
     # framework rules) and may carry them in torch/lib, which the library search does not cover.
     return [fw for fw in cuda_builds(facts) if fw.name == "tensorflow" and fw.static.sonames]
 
 
-def missing_sonames(fw: Framework, facts: Facts) -> Dict[str, List[Tuple[str, List[str]]]]:
+def missing_sonames(fw: FrameworkFacts, facts: Facts) -> Dict[str, List[Tuple[str, List[str]]]]:
     """code -> [(needed soname, sonames of other versions that are present)]."""
     out: Dict[str, List[Tuple[str, List[str]]]] = {}
     for need in fw.static.sonames:
@@ -63,7 +63,7 @@ def framework_sonames(facts: Facts, prior: Prior) -> Iterable[Finding]:
 SONAME_CODE_PRIORITY = ("cuda-version-mismatch", "cuda-library-missing", "cudnn-version-mismatch", "cudnn-missing")
 
 
-def _and_cuda_release(fw: Framework) -> Optional[str]:
+def _and_cuda_release(fw: FrameworkFacts) -> Optional[str]:
     """The release to pass to `tensorflow[and-cuda]==` when this release installs CUDA from wheels."""
     release = compat.tensorflow_release(fw.static.version)
     if release and release.and_cuda:
@@ -72,7 +72,7 @@ def _and_cuda_release(fw: Framework) -> Optional[str]:
     return version if compat.tensorflow_has_and_cuda(version) else None
 
 
-def _soname_finding(code: str, fw: Framework, facts: Facts, missing: List[Tuple[str, List[str]]]) -> Finding:
+def _soname_finding(code: str, fw: FrameworkFacts, facts: Facts, missing: List[Tuple[str, List[str]]]) -> Finding:
     wanted = ", ".join(s for s, _ in missing)
     others = sorted({o for _, found in missing for o in found})
     built = f"CUDA {fw.static.cuda_version}" if fw.static.cuda_version else "its CUDA"
@@ -85,12 +85,13 @@ def _soname_finding(code: str, fw: Framework, facts: Facts, missing: List[Tuple[
     else:
         detail = (f"{label(fw)} was built for {built} and dlopens {wanted}, which no folder on the loader's path "
                   f"provides, so {fw.display_name} skips the GPU ('Cannot dlopen some GPU libraries').")
-    return make_finding(code, detail, fix=_soname_fix(fw, facts, others),
+    return make_finding(code, detail, fix=tensorflow_cuda_fix(fw, facts, others),
                         evidence={"framework": fw.name, "version": fw.static.version, "needs": [s for s, _ in missing],
                                   "found": others})
 
 
-def _soname_fix(fw: Framework, facts: Facts, others: List[str]) -> List[str]:
+def tensorflow_cuda_fix(fw: FrameworkFacts, facts: Facts, others: List[str]) -> List[str]:
+    """How to give this TensorFlow the CUDA and cuDNN it dlopens; `others`: sonames of other versions present."""
     release = compat.tensorflow_release(fw.static.version)
     tested = release.linux if release else None
     fix: List[str] = []
@@ -136,8 +137,8 @@ def cudnn_minor_too_old(facts: Facts, prior: Prior) -> Iterable[Finding]:
     with ("CuDNN library needs to have matching major version and equal or higher minor version")."""
     if not any_gpu(facts) or prior.has("cudnn-version-mismatch") or prior.has("cudnn-missing"):
         return
-    for fw in _checked_frameworks(facts):
-        logged = _logged_cudnn_mismatch(fw)
+    for fw in (f for f in cuda_builds(facts) if f.name == "tensorflow"):
+        logged = _logged_cudnn_mismatch(fw)  # TF's own words are proof; else compare build and library
         required = logged[1] if logged else _tested_cudnn(fw)
         loaded = logged[0] if logged else _loaded_cudnn(facts, fw)
         if not required or not loaded or not is_dotted(required) or not is_dotted(loaded):
@@ -156,18 +157,18 @@ def cudnn_minor_too_old(facts: Facts, prior: Prior) -> Iterable[Finding]:
             f"{label(fw)} was compiled with cuDNN {required}; the cuDNN it loads is {loaded}. TensorFlow refuses an "
             f"older minor: 'Loaded runtime CuDNN library: {loaded} but source was compiled with: {required}', and "
             "convolutions fail.",
-            fix=fix, evidence={"framework": fw.name, "version": fw.static.version, "compiled_with": required,
-                               "loaded": loaded, "from_log": bool(logged)})
+            fix=fix, evidence={"framework": fw.name, "version": fw.static.version, "compiled": required,
+                               "runtime": loaded, "from_log": bool(logged)})
 
 
-def _logged_cudnn_mismatch(fw: Framework) -> Optional[Tuple[str, str]]:
+def _logged_cudnn_mismatch(fw: FrameworkFacts) -> Optional[Tuple[str, str]]:
     for line in (fw.live.log_lines if fw.live else []):
         if line.kind == "cudnn-version-mismatch" and line.runtime_version and line.compiled_version:
             return line.runtime_version, line.compiled_version
     return None
 
 
-def _tested_cudnn(fw: Framework) -> Optional[str]:
+def _tested_cudnn(fw: FrameworkFacts) -> Optional[str]:
     static = fw.static.cudnn_version
     if static and is_dotted(static) and "." in static:
         return static
@@ -177,7 +178,7 @@ def _tested_cudnn(fw: Framework) -> Optional[str]:
     return release.linux.cudnn if release and release.linux else None
 
 
-def _loaded_cudnn(facts: Facts, fw: Framework) -> Optional[str]:
+def _loaded_cudnn(facts: Facts, fw: FrameworkFacts) -> Optional[str]:
     majors = {n.soname for n in fw.static.sonames if n.library == "cudnn"}
     lib = facts.libraries.library("cudnn")
     if lib is None:
@@ -189,4 +190,26 @@ def _loaded_cudnn(facts: Facts, fw: Framework) -> Optional[str]:
     return versions[0] if versions else None
 
 
-RULES = [framework_sonames, cudnn_minor_too_old]
+# Libraries TensorFlow tries that are optional (TensorRT, CUPTI) or judged by the driver layer (libcuda).
+NOT_A_CUDA_LIBRARY_PROBLEM = ("libcuda.so", "libnvinfer", "libcupti")
+
+
+def logged_dlopen_failures(facts: Facts, prior: Prior) -> Iterable[Finding]:
+    """What TensorFlow's own log says it could not dlopen, when the search above found no cause (a
+    library present but unloadable: a missing dependency, a wrong architecture). TF's dlopen is the truth."""
+    if not driver_sees_gpu(facts) or any(prior.has(code) for code in SONAME_CODE_PRIORITY):
+        return  # no working GPU: dlopen failures are expected; or the cause is already named
+    for fw in cuda_builds(facts):
+        lines = [ln for ln in (fw.live.log_lines if fw.live else [])
+                 if ln.kind == "dlopen-failed" and ln.library and not ln.library.startswith(NOT_A_CUDA_LIBRARY_PROBLEM)]
+        if not lines:
+            continue
+        missing = [ln.library or "" for ln in lines]
+        yield make_finding(
+            "cudnn-missing" if all(s.startswith("libcudnn") for s in missing) else "cuda-library-missing",
+            f"{label(fw)} could not dlopen {', '.join(missing)}.",
+            evidence={"framework": fw.name, "libraries": missing, "dlerror": [ln.error for ln in lines]},
+            fix=tensorflow_cuda_fix(fw, facts, []))
+
+
+RULES = [framework_sonames, cudnn_minor_too_old, logged_dlopen_failures]

@@ -18,6 +18,8 @@ from ..facts.frameworks import Distribution, FrameworkFacts, normalize_name
 from ..model import Finding, Severity
 from .base import Prior
 from ..versions import version_parts
+from .framework_facts import label
+from .framework_libraries import tensorflow_cuda_fix
 from .situation import cuda_version_text, driver_cuda_version, driver_sees_gpu
 
 # Lower-layer findings that stop a framework from seeing or using the GPU, lowest layer first.
@@ -46,11 +48,6 @@ def pip(facts: Facts) -> str:
     return "%s -m pip" % target if target and own and target != own else "pip"
 
 
-def label(fw: FrameworkFacts) -> str:
-    version = (fw.live.version if fw.live and fw.live.version else None) or fw.static.version
-    return "%s %s" % (fw.display_name, version) if version else fw.display_name
-
-
 def _base_version(version: Optional[str]) -> str:
     return (version or "").split("+")[0]
 
@@ -62,48 +59,6 @@ def _installed_by_conda(facts: Facts, fw: FrameworkFacts) -> bool:
 
 def _frameworks(facts: Facts) -> List[FrameworkFacts]:
     return list(facts.frameworks.frameworks.values())
-
-
-# -- root causes read from a framework's own log ------------------------------------------------
-
-def log_root_causes(facts: Facts, prior: Prior) -> Iterable[Finding]:
-    """cuDNN mismatch and missing libraries that only TensorFlow's log shows, when the library
-    layer has not already said so (it searches the same places, but TF's dlopen is the truth)."""
-    if not driver_sees_gpu(facts):
-        return  # a CUDA build on a machine without a working GPU: its dlopen failures are expected
-    for fw in _frameworks(facts):
-        lines = fw.live.log_lines if fw.live else []
-        for line in lines:
-            if line.kind == "cudnn-version-mismatch" and not prior.has("cudnn-version-mismatch"):
-                yield make_finding(
-                    "cudnn-version-mismatch",
-                    "%s loaded cuDNN %s but was compiled with cuDNN %s: cuDNN must have the same major version "
-                    "and an equal or newer minor version." % (label(fw), line.runtime_version, line.compiled_version),
-                    evidence={"framework": fw.name, "log": line.text, "runtime": line.runtime_version,
-                              "compiled": line.compiled_version},
-                    fix=_tf_cuda_fix(facts, fw) + ["Or install cuDNN %s (or a newer %s.x) where it is loaded from."
-                                                   % (line.compiled_version, (line.compiled_version or "?")[0])])
-        missing = [ln for ln in lines if ln.kind == "dlopen-failed" and ln.library
-                   and not ln.library.startswith(("libcuda.so", "libnvinfer", "libcupti"))]
-        if missing and not prior.has("cuda-library-missing") and not prior.has("cudnn-missing"):
-            cudnn_only = all(ln.library.startswith("libcudnn") for ln in missing)  # type: ignore[union-attr]
-            yield make_finding(
-                "cudnn-missing" if cudnn_only else "cuda-library-missing",
-                "%s could not dlopen %s." % (label(fw), ", ".join(ln.library for ln in missing)),  # type: ignore[misc]
-                evidence={"framework": fw.name, "libraries": [ln.library for ln in missing],
-                          "dlerror": [ln.error for ln in missing]},
-                fix=_tf_cuda_fix(facts, fw))
-
-
-def _tf_cuda_fix(facts: Facts, fw: FrameworkFacts) -> List[str]:
-    version = _base_version(fw.static.version)
-    if fw.name == "tensorflow" and compat.tensorflow_has_and_cuda(version):
-        return ['%s install "tensorflow[and-cuda]==%s"  # the CUDA and cuDNN wheels this release pins'
-                % (pip(facts), version)]
-    if fw.name == "tensorflow":
-        return ["Install CUDA %s and cuDNN %s (the versions this TensorFlow was built with) and put their lib "
-                "folders on LD_LIBRARY_PATH." % (fw.static.cuda_version or "?", fw.static.cudnn_version or "?")]
-    return []
 
 
 # -- conflicting-packages -----------------------------------------------------------------------
@@ -439,7 +394,7 @@ def gpu_not_detected(facts: Facts, prior: Prior) -> Iterable[Finding]:
                       "log": [ln.text for ln in live.log_lines if ln.kind != "other"][:8]},
             caused_by=cause,
             fix=(["Fix %s first (above): it is why %s sees no GPU." % (cause, fw.display_name)] if cause
-                 else _tf_cuda_fix(facts, fw) or ["Reinstall the CUDA build: `%s install --force-reinstall %s==%s`"
+                 else (tensorflow_cuda_fix(fw, facts, []) if fw.name == "tensorflow" else []) or ["Reinstall the CUDA build: `%s install --force-reinstall %s==%s`"
                                                   % (pip(facts), fw.static.distribution or fw.name,
                                                      fw.static.version or "")]))
 
@@ -509,5 +464,5 @@ def gpu_ops(facts: Facts, prior: Prior) -> Iterable[Finding]:
                          "`nvidia-smi -q -d ECC,PAGE_RETIREMENT` and `sudo dmesg | grep -i xid`."])
 
 
-RULES = [log_root_causes, conflicting_packages, cpu_only_build, import_failures, gpu_not_detected,
+RULES = [conflicting_packages, cpu_only_build, import_failures, gpu_not_detected,
          cudnn_unacceptable, gpu_ops]
