@@ -13,7 +13,7 @@ from ..codes import make_finding
 from ..facts import Facts
 from ..model import Finding
 from .base import Prior
-from .situation import any_gpu, cuda_version_text, driver_cuda_version, driver_version
+from .situation import any_gpu, cuda_version_text, driver_cuda_version, driver_version, with_target_pip
 
 
 def _common_compute_capability(facts: Facts) -> Optional[str]:
@@ -32,10 +32,11 @@ def recommendation(facts: Facts, prior: Prior) -> Iterable[Finding]:
         return
     lines: List[str] = []
     if newest.torch:
-        lines.append(f"PyTorch {newest.torch.version} ({newest.torch.variant}): {newest.torch.command}")
+        lines.append(f"PyTorch {newest.torch.version} ({newest.torch.variant}): "
+                     f"{with_target_pip(facts, newest.torch.command)}")
     if newest.tensorflow:
         lines.append(f"TensorFlow {newest.tensorflow.version} (CUDA {newest.tensorflow.cuda}): "
-                     f"{newest.tensorflow.command}")
+                     f"{with_target_pip(facts, newest.tensorflow.command)}")
     if not lines and not newest.cuda:
         return
     cuda = cuda_version_text(driver_cuda_version(facts))
@@ -46,9 +47,6 @@ def recommendation(facts: Facts, prior: Prior) -> Iterable[Finding]:
     if facts.system.python_version:
         detail += f" and Python {facts.system.python_version}"
     detail += " are listed in the fix."
-    if facts.system.env_kind == "conda":
-        lines.append("In a conda env these pip commands work too: run them with the env's own pip "
-                     f"({facts.system.conda_prefix}/bin/pip).")
     yield make_finding("recommendation", detail, fix=lines, evidence={
         "driver": version, "python": facts.system.python_version, "newest_cuda": newest.cuda,
         "newest_cuda_full": newest.cuda_full})

@@ -16,7 +16,7 @@ from ..facts.frameworks import FrameworkFacts
 from ..model import Finding
 from .base import Prior
 from .framework_facts import cuda_builds, installed_frameworks, label
-from .situation import any_gpu, cuda_version_text, driver_cuda_version, driver_version, host_driver_fix
+from .situation import any_gpu, cuda_version_text, driver_cuda_version, driver_version, host_driver_fix, pip, with_target_pip
 
 def torch_variant(fw: FrameworkFacts) -> Tuple[Optional[compat.TorchRelease], Optional[compat.TorchVariant]]:
     """The PyTorch release and CUDA variant installed: "+cu124" names it; a plain version is the
@@ -36,11 +36,11 @@ def _newest_build_step(fw: FrameworkFacts, facts: Facts, compute_capability: Opt
     if fw.name == "torch":
         build = compat.newest_torch_for(version, python, compute_capability)
         if build and (compute_capability is None or build.arch_checked):
-            return f"Or install PyTorch {build.version} ({build.variant}), the newest build this machine runs: {build.command}"
+            return f"Or install PyTorch {build.version} ({build.variant}), the newest build this machine runs: {with_target_pip(facts, build.command)}"
     if fw.name == "tensorflow" and compute_capability is None:
         tf = compat.newest_tensorflow_for(version, python)
         if tf:
-            return f"Or install TensorFlow {tf.version} (CUDA {tf.cuda}), the newest release this driver runs: {tf.command}"
+            return f"Or install TensorFlow {tf.version} (CUDA {tf.cuda}), the newest release this driver runs: {with_target_pip(facts, tf.command)}"
     return None
 
 
@@ -150,9 +150,9 @@ def python_unsupported(facts: Facts, prior: Prior) -> Iterable[Finding]:
                f"`conda create -n {fw.name}-env python={supported[-1]}`)."]
         if newest:
             package = "tensorflow" if fw.name == "tensorflow" else "torch"
-            fix.append(f"Or install a release built for Python {current}: `pip install \"{package}=={newest}.*\"`"
+            fix.append(f"Or install a release built for Python {current}: `{pip(facts)} install \"{package}=={newest}.*\"`"
                        if fw.name == "tensorflow" else
-                       f"Or install a release built for Python {current}: `pip install \"{package}=={newest}\"`")
+                       f"Or install a release built for Python {current}: `{pip(facts)} install \"{package}=={newest}\"`")
         yield make_finding("python-unsupported",
                            f"{label(fw)} supports Python {', '.join(supported)}; this environment runs Python {python}. "
                            "Its compiled parts may fail to import or misbehave.",

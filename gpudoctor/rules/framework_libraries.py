@@ -17,7 +17,7 @@ from ..model import Finding
 from .base import Prior
 from .framework_facts import cuda_builds, label
 from .libraries import describe_copy
-from .situation import any_gpu, driver_sees_gpu
+from .situation import any_gpu, driver_sees_gpu, with_target_pip
 
 def _copies(facts: Facts, library: str) -> List[LibraryCopy]:
     lib = facts.libraries.library(library)
@@ -113,7 +113,8 @@ def tensorflow_cuda_fix(fw: FrameworkFacts, facts: Facts, others: List[str]) -> 
             fix.append(f"Or install the TensorFlow release tested with the CUDA {offered} you have: "
                        f"`pip install \"{alternative.package.replace('_', '-')}=={alternative.version}\"` "
                        f"(tested with cuDNN {alternative.cudnn}).")
-    return fix or ["Install the CUDA and cuDNN versions this TensorFlow release was built with."]
+    return [with_target_pip(facts, step) for step in fix] or [
+        "Install the CUDA and cuDNN versions this TensorFlow release was built with."]
 
 
 def _offered_cuda(sonames: List[str]) -> Optional[str]:
@@ -157,7 +158,8 @@ def cudnn_minor_too_old(facts: Facts, prior: Prior) -> Iterable[Finding]:
             f"{label(fw)} was compiled with cuDNN {required}; the cuDNN it loads is {loaded}. TensorFlow refuses an "
             f"older minor: 'Loaded runtime CuDNN library: {loaded} but source was compiled with: {required}', and "
             "convolutions fail.",
-            fix=fix, evidence={"framework": fw.name, "version": fw.static.version, "compiled": required,
+            fix=[with_target_pip(facts, step) for step in fix],
+            evidence={"framework": fw.name, "version": fw.static.version, "compiled": required,
                                "runtime": loaded, "from_log": bool(logged)})
 
 

@@ -20,7 +20,7 @@ from .base import Prior
 from ..versions import version_parts
 from .framework_facts import label
 from .framework_libraries import tensorflow_cuda_fix
-from .situation import cuda_version_text, driver_cuda_version, driver_sees_gpu
+from .situation import cuda_version_text, driver_cuda_version, driver_sees_gpu, pip, with_target_pip
 
 # Lower-layer findings that stop a framework from seeing or using the GPU, lowest layer first.
 GPU_ROOT_CAUSES = (
@@ -40,13 +40,6 @@ _NVIDIA_CU = re.compile(r"^(nvidia-[a-z0-9-]+?)-cu(\d+)$")
 
 
 # -- situation helpers (pure) -------------------------------------------------------------------
-
-def pip(facts: Facts) -> str:
-    """`pip`, or `/path/to/python -m pip` when the target is not gpudoctor's own interpreter."""
-    target = facts.frameworks.python or facts.system.python_executable
-    own = facts.system.gpudoctor_python
-    return "%s -m pip" % target if target and own and target != own else "pip"
-
 
 def _base_version(version: Optional[str]) -> str:
     return (version or "").split("+")[0]
@@ -298,9 +291,7 @@ def compat_torch_command(facts: Facts, version: str) -> Optional[str]:
     if not usable:
         return None
     best = max(usable, key=lambda v: version_parts(v.cuda))
-    command = compat.pip_command(release, best)
-    if command.startswith("pip ") and pip(facts) != "pip":
-        command = pip(facts) + command[3:]  # the target interpreter's pip, as in the uninstall step
+    command = with_target_pip(facts, compat.pip_command(release, best))
     return "%s  # CUDA %s, supported by driver %s" % (command, best.cuda, driver)
 
 

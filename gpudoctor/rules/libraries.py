@@ -18,7 +18,7 @@ from ..facts.libraries import LibraryCopy, LibraryFacts
 from ..model import Finding, Severity
 from .base import Prior, Rule
 from ..versions import cuda_version_parts, version_parts
-from .situation import any_gpu as gpu_present, driver_cuda_version
+from .situation import any_gpu as gpu_present, driver_cuda_version, pip
 
 Version = Tuple[int, Optional[int]]  # (major, minor); minor None when only the major is known
 
@@ -292,11 +292,11 @@ def cuda_library_missing(facts: Facts, prior: Prior) -> Iterable[Finding]:
         wheel = _wheel_for(stem, major)
         fix = []
         if "site-packages" in copy.found_via and wheel:
-            fix.append(f"pip install {wheel}")
+            fix.append(f"{pip(facts)} install {wheel}")
         elif "conda" in copy.found_via:
             fix.append(f"conda install {stem[3:].lower()}  # the CUDA {major or ''} package that provides {needed}")
         elif wheel:
-            fix.append(f"Install {needed} from the same CUDA {major} toolkit as {copy.soname} (or `pip install {wheel}`), "
+            fix.append(f"Install {needed} from the same CUDA {major} toolkit as {copy.soname} (or `{pip(facts)} install {wheel}`), "
                        f"and put its folder on the loader's path.")
         fix.append(f"Check with: python -c \"import ctypes; ctypes.CDLL('{copy.soname}')\"")
         yield make_finding(
@@ -332,7 +332,7 @@ def ptxas_missing(facts: Facts, prior: Prior) -> Iterable[Finding]:
         f"{', '.join(users)} is installed and compiles GPU kernels with ptxas, but no ptxas was found "
         f"(PATH, CUDA_HOME/bin, the nvidia-cuda-nvcc wheel, /usr/local/cuda*/bin).",
         evidence={"packages": users, "searched": ptxas.error},
-        fix=[f"pip install {'nvidia-cuda-nvcc' if cu == '13' else 'nvidia-cuda-nvcc-cu12'}",
+        fix=[f"{pip(facts)} install {'nvidia-cuda-nvcc' if cu == '13' else 'nvidia-cuda-nvcc-cu12'}",
              "or put the bin folder of a CUDA toolkit on PATH: `export PATH=/usr/local/cuda/bin:$PATH`"])
 
 

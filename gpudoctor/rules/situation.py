@@ -5,6 +5,7 @@ Pure helpers over Facts, shared by the rule modules.
 
 from __future__ import annotations
 
+import re
 from typing import List, Optional
 
 from ..facts import Facts
@@ -62,3 +63,19 @@ def host_driver_fix(facts: Facts) -> List[str]:
         return ["This runs in a container: the NVIDIA kernel driver belongs to the host. Fix it on the host, "
                 "then restart the container."]
     return []
+
+
+def pip(facts: Facts) -> str:
+    """`pip`, or `/path/to/python -m pip` when gpudoctor examined another interpreter (--python):
+    a bare `pip` would install into whatever environment is first on PATH."""
+    target = facts.frameworks.python or facts.system.python_executable
+    own = facts.system.gpudoctor_python
+    return "%s -m pip" % target if target and own and target != own else "pip"
+
+
+_PIP_COMMAND = re.compile(r"(^|`)pip (install|uninstall) ")
+
+
+def with_target_pip(facts: Facts, command: str) -> str:
+    """A pip command from the tables or a template, aimed at the examined environment."""
+    return _PIP_COMMAND.sub(lambda m: f"{m.group(1)}{pip(facts)} {m.group(2)} ", command)

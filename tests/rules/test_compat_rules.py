@@ -153,3 +153,12 @@ def test_recommendations_never_offer_a_release_whose_python_support_is_unknown()
     facts = gpu_machine(count=1, name="Tesla V100-SXM2-16GB", cc="7.0", driver="418.87.01", cuda=10010)
     facts.system.python_version = "3.11.7"
     assert not any("torch" in step for step in finding(facts, "recommendation").fix)
+
+
+def test_fixes_for_another_interpreter_install_with_that_interpreters_pip():
+    facts = with_framework(gpu_machine(driver="470.82.01", cuda=11040), "torch", "2.5.1+cu124", cuda="12.4")
+    facts.system.python_version = "3.10.12"
+    facts.system.python_executable, facts.system.gpudoctor_python = "/envs/train/bin/python", "/usr/bin/python3"
+    commands = [step for code in ("driver-too-old", "recommendation") for step in finding(facts, code).fix
+                if "install torch" in step]
+    assert commands and all("/envs/train/bin/python -m pip install torch" in step for step in commands)
