@@ -82,6 +82,8 @@ def summarize_layers(facts: Facts) -> Dict[Layer, str]:
     if rt.ran:
         passed = sum(1 for r in rt.devices if r.ok)
         out[Layer.RUNTIME_TEST] = f"vector add passed on {passed} of {len(rt.devices)} GPU(s)"
+    elif not d.libcuda.loaded:
+        out[Layer.RUNTIME_TEST] = "skipped: no NVIDIA driver library (libcuda.so.1) to run it with"
     else:
         out[Layer.RUNTIME_TEST] = f"skipped: {rt.skipped_reason}" if rt.skipped_reason else "skipped"
     return out
