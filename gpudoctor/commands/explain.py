@@ -45,11 +45,9 @@ def _read(path: str):
         return explain_stream(fh, name=path)
 
 
-def _run_quick_check() -> Optional[Dict[str, Any]]:
-    try:
-        from ..pipeline import CheckOptions, run_check  # written alongside; imported lazily
-    except ImportError:
-        return None
+def _run_quick_check() -> Dict[str, Any]:
+    from ..pipeline import CheckOptions, run_check
+
     return run_check(CheckOptions(quick=True)).to_json()
 
 
@@ -65,13 +63,9 @@ def run(args: argparse.Namespace) -> int:
     check_note = None
     if getattr(args, "check", False):
         try:
-            check_json = _run_quick_check()
+            findings = join_with_check(findings, _run_quick_check())
         except Exception as exc:  # the check is a bonus: its failure must not hide the log's answer
-            check_json, check_note = None, f"the quick check failed: {exc}"
-        if check_json is None:
-            check_note = check_note or "the quick check is not available in this installation"
-        else:
-            findings = join_with_check(findings, check_json)
+            check_note = f"the quick check failed: {exc}"
     if args.json:
         report = {
             "schema": SCHEMA_VERSION,
