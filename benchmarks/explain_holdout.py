@@ -13,8 +13,10 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from gpudoctor.compat.loader import _toml  # noqa: E402  (tomllib / tomli, whichever this Python has)
+from pathlib import Path  # noqa: E402
+
 from gpudoctor.explain import explain_stream  # noqa: E402
+from tests.explain.corpus_cases import load_cases  # noqa: E402
 
 HOLDOUT = os.path.join(ROOT, "tests", "explain", "holdout")
 ENVIRONMENT_ERRORS = ("error", "warning")
@@ -32,16 +34,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
-    with open(os.path.join(HOLDOUT, "manifest.toml"), "rb") as handle:
-        cases = _toml.load(handle)["case"]
+    cases = load_cases(Path(HOLDOUT))
     right = 0
     for case in cases:
-        with open(os.path.join(HOLDOUT, case["file"]), "rb") as log:
+        with open(case["path"], "rb") as log:
             got = first_problem(explain_stream(log, case["file"]).findings)
         ok = got == case["expected"]
         right += ok
         if args.verbose or not ok:
-            print(f"{'ok  ' if ok else 'MISS'} {case['file']:50} expected {case['expected'] or '(none)':26} got {got or '(none)'}")
+            print(f"{'ok  ' if ok else 'MISS'} {case['id']:50} expected {case['expected'] or '(none)':26} got {got or '(none)'}")
     print(f"held-out corpus: {right}/{len(cases)} first findings match ({100 * right / len(cases):.0f}%)")
 
 

@@ -1,4 +1,4 @@
-"""Load the signature catalogue (signatures.toml, sonames.toml, cuda_errors.toml).
+"""Load the signature catalogue (signatures/*.toml, sonames.toml, cuda_errors.toml).
 
 The knowledge lives in the TOML files next to this module; this module only reads them,
 compiles the regular expressions once, and offers the small lookups (soname family, CUDA
@@ -98,6 +98,12 @@ def _load(name: str) -> Dict[str, Any]:
         return tomllib.load(fh)
 
 
+def signature_files() -> List[Path]:
+    """The signature tables, in name order: earlier files hold the more specific signatures
+    (a class of failures keeps its own file, so each can grow without touching the others)."""
+    return sorted((DATA_DIR / "signatures").glob("*.toml"))
+
+
 def _cuda_error_signature(template: Dict[str, Any], errors: List[CudaError]) -> Signature:
     """Expand the "@cuda_errors" signature into one regex over every name and message."""
     alternatives, keywords, requires = [], set(), []
@@ -151,7 +157,8 @@ def load_catalogue() -> Catalogue:
         for s in _load("sonames.toml")["soname"]
     )
     signatures = []
-    for entry in _load("signatures.toml")["signature"]:
+    entries = [e for path in signature_files() for e in _load(str(path))["signature"]]
+    for entry in entries:
         if entry["regex"] == "@cuda_errors":
             signatures.append(_cuda_error_signature(entry, errors))
         else:

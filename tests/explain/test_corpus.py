@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,27 +11,24 @@ from gpudoctor.model import Severity
 
 from .conftest import SCORE
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:
-    import tomli as tomllib
+from .corpus_cases import load_cases
 
 CORPUS = Path(__file__).parent / "corpus"
-CASES = tomllib.loads((CORPUS / "manifest.toml").read_text(encoding="utf-8"))["case"]
+CASES = load_cases(CORPUS)
 ENV_FREE = ("", "not-environment")  # expected codes for which no environment error may appear
 
 
 def _explain(case):
-    with open(CORPUS / case["file"], "rb") as fh:
+    with open(case["path"], "rb") as fh:
         return explain_stream(fh, name=case["file"])
 
 
 def test_manifest_is_complete():
     assert len(CASES) >= 60
     for case in CASES:
-        assert (CORPUS / case["file"]).is_file(), case["file"]
-        assert case["source"].startswith("https://"), case["file"]
-        assert case["confirmed"], case["file"]
+        assert case["path"].is_file(), case["id"]
+        assert case["source"].startswith("https://"), case["id"]
+        assert case["confirmed"], case["id"]
 
 
 def test_share_of_correct_root_causes():
@@ -48,7 +44,7 @@ def test_share_of_correct_root_causes():
     assert clean == len(clean_cases)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["file"] for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_case(case):
     result = _explain(case)
     if case["expected"] in ENV_FREE:
