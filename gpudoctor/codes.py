@@ -71,6 +71,19 @@ CATALOG: Dict[str, CodeInfo] = {
            "/usr/lib/wsl/lib/libcuda.so is missing, or libcuda.so.1 resolves outside /usr/lib/wsl/lib.",
            "Install the NVIDIA driver on Windows only; never install a Linux display driver inside WSL. "
            "Remove stray libcuda copies and run `wsl --update`."),
+        _c("container-no-gpu-access", L.KERNEL_DRIVER, E, "This container was started without GPU access",
+           "The host's NVIDIA kernel module shows through /proc and /sys, but the container has no "
+           "/dev/nvidia* device nodes and no driver libraries: it was started without `--gpus` (Docker), "
+           "without a CDI device (Podman) or the NVIDIA runtime, in a Kubernetes pod without an "
+           "`nvidia.com/gpu` limit, or with NVIDIA_VISIBLE_DEVICES=void/none. Missing device nodes and a "
+           "missing libcuda are symptoms of this one cause.",
+           "Container markers (/.dockerenv, /run/.containerenv, the cgroup of PID 1, Kubernetes variables) "
+           "together with /proc/driver/nvidia present and /dev/nvidia* or libcuda.so.1 absent; "
+           "NVIDIA_VISIBLE_DEVICES; in a log, the container runtime's own error.",
+           "Start the container with GPU access: `docker run --gpus all ...` (with the NVIDIA Container "
+           "Toolkit on the host), `podman run --device nvidia.com/gpu=all ...` (CDI), a `deploy.resources."
+           "reservations.devices` entry with `capabilities: [gpu]` in compose, or `resources.limits: "
+           "nvidia.com/gpu: 1` in a Kubernetes pod (with NVIDIA's device plugin)."),
         # -- user-space driver ---------------------------------------------------------------
         _c("libcuda-missing", L.USERSPACE_DRIVER, E, "libcuda.so.1 (the CUDA driver library) cannot be loaded",
            "libcuda.so.1 is installed by the NVIDIA driver, not by CUDA toolkits or pip wheels. "
@@ -119,6 +132,16 @@ CATALOG: Dict[str, CodeInfo] = {
            "NVML memory info and compute processes per GPU.",
            "Use GPUs with free memory (the fix prints the CUDA_VISIBLE_DEVICES value), or stop the "
            "processes holding the memory."),
+        _c("gpu-memory-preallocated", L.VISIBILITY, W, "A framework's memory preallocation leaves no room",
+           "TensorFlow and JAX reserve most of a GPU's memory when they start (JAX 75%). A second framework "
+           "or process on the same GPU, or cuDNN/cuBLAS creating their handles, then fails with "
+           "CUDNN_STATUS_NOT_INITIALIZED, CUBLAS_STATUS_ALLOC_FAILED or 'Failed to get convolution "
+           "algorithm' although nothing else fills the GPU.",
+           "Reads TF_FORCE_GPU_ALLOW_GROWTH, XLA_PYTHON_CLIENT_PREALLOCATE, XLA_PYTHON_CLIENT_MEM_FRACTION "
+           "and XLA_PYTHON_CLIENT_ALLOCATOR; in a log, start-up allocation failures on a GPU that is not full.",
+           "`export TF_FORCE_GPU_ALLOW_GROWTH=true` (TensorFlow), `export XLA_PYTHON_CLIENT_PREALLOCATE=false` "
+           "or `XLA_PYTHON_CLIENT_MEM_FRACTION=.5` (JAX), or give each process its own GPU with "
+           "CUDA_VISIBLE_DEVICES."),
         # -- CUDA libraries ------------------------------------------------------------------
         _c("cuda-library-missing", L.CUDA_LIBRARIES, E, "A CUDA library a framework needs cannot be found",
            "A framework dlopens CUDA libraries by soname (libcublas.so.12, ...). If none is on the "
@@ -141,6 +164,18 @@ CATALOG: Dict[str, CodeInfo] = {
            "than it was compiled with.",
            "Joins cudnnGetVersion with the framework's build facts.",
            "Install the cuDNN version the framework was built with."),
+        _c("dll-load-failed", L.CUDA_LIBRARIES, E, "Windows cannot load a DLL a package needs",
+           "On native Windows an extension module (TensorFlow's _pywrap_tensorflow_internal, torch's "
+           "c10.dll, ...) could not be loaded because a DLL it depends on was not found: a CUDA or cuDNN "
+           "DLL (cudart64_110.dll, cudnn64_8.dll), the Microsoft Visual C++ runtime, or a folder that "
+           "Python >= 3.8 no longer searches (PATH is not used for DLL dependencies of extension modules; "
+           "os.add_dll_directory is). Windows-Store Python adds its own path virtualisation.",
+           "The Windows loader's messages in a log ('DLL load failed', 'Could not load dynamic library "
+           "'...dll''); on Windows, the interpreter and the DLL folders it searches.",
+           "Install the CUDA/cuDNN versions the build needs (or a build that ships its own DLLs, such as "
+           "PyTorch's CUDA wheels), install the Visual C++ Redistributable, add the DLL folder with "
+           "`os.add_dll_directory(...)` before the import, and prefer python.org or conda Python over the "
+           "Microsoft Store one."),
         _c("multiple-cuda-installs", L.CUDA_LIBRARIES, W, "Several copies of a CUDA library shadow each other",
            "The same soname is found in several places; which one a program gets depends on "
            "LD_LIBRARY_PATH, RPATH and load order, so two programs can load different versions.",
@@ -154,6 +189,39 @@ CATALOG: Dict[str, CodeInfo] = {
            "XLA needs libdevice.10.bc to compile kernels.",
            "Looks for nvvm/libdevice/libdevice.10.bc in the CUDA installations found.",
            "Install the nvidia-cuda-nvcc wheel or set XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda."),
+        _c("extension-cuda-mismatch", L.CUDA_LIBRARIES, W, "nvcc / CUDA_HOME is not the CUDA the framework was built with",
+           "Building a CUDA extension (torch.utils.cpp_extension, pip packages with CUDA code) uses the "
+           "nvcc under CUDA_HOME (or on PATH). PyTorch refuses a different CUDA major and warns on a "
+           "different minor; CUDA_HOME unset or pointing at a folder without bin/nvcc fails the build. "
+           "Only people who build extensions are affected.",
+           "Reads CUDA_HOME/CUDA_PATH, the nvcc on PATH and its `--version`, and compares them with the "
+           "CUDA version the installed torch was built with.",
+           "Point CUDA_HOME at a toolkit of the same CUDA major.minor as the framework "
+           "(`export CUDA_HOME=/usr/local/cuda-X.Y`), or install that toolkit (conda's `cuda-nvcc` / "
+           "`cuda-toolkit` with a matching `cuda-version`)."),
+        _c("host-compiler-unsupported", L.CUDA_LIBRARIES, W, "The host C++ compiler is newer than nvcc accepts",
+           "nvcc supports a fixed range of host compilers per CUDA release and stops with 'unsupported "
+           "GNU version! gcc versions later than N are not supported!' for a newer gcc.",
+           "Reads the default host compiler's version and compares it with the nvcc's documented limit.",
+           "Install an older gcc beside the system one and point nvcc at it (`export CC=gcc-N CXX=g++-N`, "
+           "or `NVCC_CCBIN`), or use a newer CUDA toolkit."),
+        _c("ninja-missing", L.CUDA_LIBRARIES, W, "ninja is not installed (needed to build PyTorch extensions)",
+           "torch.utils.cpp_extension builds just-in-time extensions with ninja; without it they fail with "
+           "'Ninja is required to load C++ extensions'.",
+           "Looks for `ninja` on PATH and the ninja package in the environment.",
+           "`pip install ninja` (or `conda install ninja`) in the environment that builds the extension."),
+        _c("ptxas-too-old", L.CUDA_LIBRARIES, W, "ptxas is older than the CUDA the build needs",
+           "XLA (JAX, TensorFlow) compiles kernels with the ptxas it finds; one older than the CUDA the "
+           "build was made for fails or falls back to slower code ('ptxas version is older than ...').",
+           "Runs the ptxas XLA would find (the nvidia-cuda-nvcc wheel, CUDA_HOME, PATH) with --version "
+           "and compares it with the build's CUDA version.",
+           "Install the matching `nvidia-cuda-nvcc-cuXX` wheel (JAX's `jax[cuda12]` extra brings it) or put a "
+           "newer toolkit's bin first on PATH."),
+        _c("nvlink-missing", L.CUDA_LIBRARIES, W, "nvlink is not found",
+           "XLA links kernels for the GPU with nvlink; without it, it falls back to the driver, which can "
+           "fail or be slow.",
+           "Looks for nvlink next to the ptxas XLA uses.",
+           "Install the CUDA toolkit's nvcc component (the `nvidia-cuda-nvcc-cuXX` wheel or conda's `cuda-nvcc`)."),
         # -- compatibility -------------------------------------------------------------------
         _c("driver-too-old", L.COMPATIBILITY, E, "The NVIDIA driver is too old for this CUDA runtime",
            "Each CUDA runtime needs a minimum driver (with minor-version compatibility, a CUDA 12.x "
@@ -175,10 +243,24 @@ CATALOG: Dict[str, CodeInfo] = {
            "For example TensorFlow >= 2.11 has no GPU support on native Windows, CUDA is not on macOS.",
            "Platform facts joined with the compat tables.",
            "Use WSL2 on Windows, or a supported platform."),
+        _c("no-matching-build", L.COMPATIBILITY, E, "The installer found no build for this Python, OS or CPU",
+           "pip's 'Could not find a version that satisfies the requirement ... (from versions: none)' / "
+           "'No matching distribution found', or a conda solver conflict: no release of the package has a "
+           "build for this Python version, operating system, CPU architecture (aarch64, 32-bit Python) or "
+           "driver (`__cuda`).",
+           "The installer's messages in a log, joined with the Python, platform and driver the log or the "
+           "machine shows and the compat tables' lists of supported Pythons and platforms.",
+           "Use a Python and platform the release supports (the finding names them), or a release that "
+           "supports yours."),
         _c("recommendation", L.COMPATIBILITY, I, "Newest builds this machine can run",
            "The newest framework builds that the driver, GPU and Python can run.",
            "From the compat tables.",
            "The commands are in the finding."),
+        _c("newer-than-tables", L.COMPATIBILITY, I, "Newer than gpudoctor's compatibility tables",
+           "An installed framework, driver or CUDA release is newer than the newest release gpudoctor's "
+           "compat tables cover, so no compatibility fact is inferred for it.",
+           "Compares installed versions with the newest release each table declares it covers.",
+           "Upgrade gpudoctor for newer tables; until then, check the framework's own release notes."),
         # -- framework -----------------------------------------------------------------------
         _c("cpu-only-build", L.FRAMEWORK, E, "A CPU-only framework build is installed on a GPU machine",
            "torch `+cpu`, tensorflow-cpu and similar builds can never use the GPU.",
@@ -189,6 +271,13 @@ CATALOG: Dict[str, CodeInfo] = {
            "the files of one overwrite the other's.",
            "Installed distributions from metadata.",
            "Uninstall all of them and install one."),
+        _c("package-removed", L.FRAMEWORK, E, "A package name that no longer provides builds is asked for",
+           "Some names are placeholders that only raise an error: `tensorflow-gpu` was removed (its last "
+           "releases refuse to install and say to use `tensorflow`; GPU support is in `tensorflow` itself, "
+           "`tensorflow[and-cuda]` from 2.14), and the `pytorch` name on the package index is not PyTorch "
+           "(the package is `torch`).",
+           "The installer's error in a log, or the package in the environment's metadata.",
+           "Install the real package: `tensorflow[and-cuda]` (Linux) or `tensorflow`, and `torch`."),
         _c("framework-import-failed", L.FRAMEWORK, E, "The framework cannot be imported",
            "Importing the framework raised, crashed or hung.",
            "Imports the framework in a child process of the target interpreter with a timeout.",
