@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Dict, List
+from typing import Any, BinaryIO, Dict, List, Optional
 
 from ..model import Finding
 from .catalogue import load_catalogue
 from .engine import Diagnosis, Explainer, Note, rank
 from .join import join_with_check
+from .grep_filter import GREP_CHUNK_BYTES, grep_command, iter_candidate_lines_grep
 from .reader import CHUNK_BYTES, SourceStats, iter_candidate_lines
 
 __all__ = ["ExplainResult", "explain_stream", "explain_text", "join_with_check", "rank"]
@@ -46,11 +47,17 @@ class ExplainResult:
         }
 
 
-def explain_stream(stream: BinaryIO, name: str = "-", chunk_bytes: int = CHUNK_BYTES) -> ExplainResult:
-    """Read a binary stream to its end and diagnose it. Memory stays flat whatever its size."""
+def explain_stream(stream: BinaryIO, name: str = "-", chunk_bytes: Optional[int] = None,
+                   use_grep: Optional[bool] = None) -> ExplainResult:
+    """Read a binary stream to its end and diagnose it. Memory stays flat whatever its size.
+
+    The candidate lines come from the system's grep where one works (use_grep=None), else from
+    the pure-Python scanner; both give the same lines."""
     explainer = Explainer(load_catalogue())
     stats = SourceStats()
-    for lineno, line, keywords in iter_candidate_lines(stream, explainer.keywords, stats, chunk_bytes):
+    scan = iter_candidate_lines_grep if (grep_command() if use_grep is None else use_grep) else iter_candidate_lines
+    chunk = chunk_bytes or (GREP_CHUNK_BYTES if scan is iter_candidate_lines_grep else CHUNK_BYTES)
+    for lineno, line, keywords in scan(stream, explainer.keywords, stats, chunk, explainer.saturable):
         explainer.feed(lineno, line, keywords)
     diagnosis: Diagnosis = explainer.diagnose()
     return ExplainResult(diagnosis.findings, diagnosis.facts, diagnosis.notes, stats, name)

@@ -73,6 +73,11 @@ class Explainer:
     def keywords(self) -> List[str]:
         return list(self.cat.by_keyword)
 
+    @property
+    def saturable(self) -> List[str]:
+        """Keywords that only harmless or fact signatures use: a flood of them adds nothing."""
+        return [kw for kw, sigs in self.cat.by_keyword.items() if all(s.kind in ("benign", "fact") for s in sigs)]
+
     # -- matching ---------------------------------------------------------------------
     def feed(self, lineno: int, line: str, keywords: List[str]) -> None:
         sigs: Dict[str, Signature] = {}

@@ -2,12 +2,16 @@
 
 A pasted log is untrusted text: any encoding, ANSI colours, Windows or old-Mac line ends,
 progress bars redrawn with a bare carriage return, and sometimes megabytes without a newline.
-The reader decodes bytes incrementally with errors="replace", normalises line ends, strips
-ANSI escape sequences, and caps every line, so that memory depends on the chunk size only.
+The reader decodes bytes incrementally with errors="replace", strips ANSI escape sequences,
+and caps every line, so that memory depends on the chunk size only.
 
-To stay fast on a 1 GB log, it never runs a Python loop per line: each decoded block is
-lowercased once and searched with ``str.find`` for the keywords of the signature catalogue;
-only the lines that contain a keyword are cut out and handed to the matcher.
+Lines are numbered as grep, sed and editors number them: a line ends at "\n" ("\r\n" counts
+once). A bare "\r" (a progress bar redrawn in place) does not end a line; it separates the
+parts of one, and each part is matched on its own (candidate_parts).
+
+This module is the pure-Python scanner: each decoded block is lowercased once and searched with
+``str.find`` for every keyword, one pass per keyword. grep_filter.py does the same search with
+the system's grep in one pass, and is used wherever a grep works; both give the same lines.
 """
 
 from __future__ import annotations
@@ -20,10 +24,34 @@ from typing import BinaryIO, Dict, Iterable, Iterator, List, Tuple
 CHUNK_BYTES = 1 << 20  # 1 MiB of input at a time
 MAX_LINE_CHARS = 4096  # a longer line is cut around the keyword that selected it
 MAX_CARRY_CHARS = 1 << 16  # an unterminated line longer than this is flushed early
+SATURATION_LINES = 50  # lines of one harmless keyword examined before it is searched no more
 
 # CSI sequences (colours, cursor moves), OSC sequences (window titles, hyperlinks), and
 # the two-character escapes; what terminals and `rich`/`tqdm` emit in captured logs.
 ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+ANSI_BYTES_RE = re.compile(ANSI_RE.pattern.encode("ascii"))
+
+
+class Saturation:
+    """Counts the lines of each saturable keyword and retires a keyword after SATURATION_LINES."""
+
+    def __init__(self, saturable: Iterable[str]) -> None:
+        self.seen = dict.fromkeys(saturable, 0)
+
+    def live(self, keywords: Iterable[str]) -> List[str]:
+        return [kw for kw in keywords if self.seen.get(kw, 0) < SATURATION_LINES]
+
+    def parts(self, lineno: int, line: str, keywords: List[str],
+              stats: SourceStats) -> Iterator[Tuple[int, str, List[str]]]:
+        """The candidate parts of one line, as the scanners yield them, counted."""
+        for part, cut, found in candidate_parts(line, self.live(keywords)):
+            stats.truncated_lines += cut
+            stats.candidate_lines += 1
+            stats.replaced_chars += part.count("\ufffd")
+            for kw in found:
+                if kw in self.seen:
+                    self.seen[kw] += 1
+            yield lineno, part, found
 
 
 @dataclass
@@ -34,7 +62,7 @@ class SourceStats:
     lines: int = 0
     candidate_lines: int = 0
     truncated_lines: int = 0
-    replaced_chars: int = 0
+    replaced_chars: int = 0  # U+FFFD from undecodable bytes, in the candidate lines
 
 
 def clean_text(text: str) -> str:
@@ -66,16 +94,15 @@ def iter_blocks(stream: BinaryIO, stats: SourceStats, chunk_bytes: int = CHUNK_B
             pending_cr = ""
         text = carry + text
         carry = ""
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-        if final:
-            block, rest = text, ""
+        text = text.replace("\r\n", "\n")
+        if final:  # an unterminated last line is a line too
+            block, rest = (text + "\n" if text and not text.endswith("\n") else text), ""
         else:
             cut = text.rfind("\n")
             block, rest = (text[:cut + 1], text[cut + 1:]) if cut >= 0 else ("", text)
-        if skipping and block:
+        if skipping and block:  # the rest of an over-long line, up to its end, is dropped
             nl = block.find("\n")
-            block = block[nl + 1:]
-            skipping = False
+            block, skipping = ("", True) if nl == -1 else (block[nl + 1:], False)
         if len(rest) > MAX_CARRY_CHARS:
             # A line with no end in sight: look at its head now, drop the rest of it.
             if not skipping:
@@ -85,7 +112,6 @@ def iter_blocks(stream: BinaryIO, stats: SourceStats, chunk_bytes: int = CHUNK_B
             rest = ""
         carry = rest + pending_cr
         if block:
-            stats.replaced_chars += block.count("\ufffd")
             if "\x1b" in block:
                 block = ANSI_RE.sub("", block)
             yield block
@@ -93,42 +119,49 @@ def iter_blocks(stream: BinaryIO, stats: SourceStats, chunk_bytes: int = CHUNK_B
             return
 
 
-def iter_candidate_lines(
-    stream: BinaryIO, keywords: Iterable[str], stats: SourceStats, chunk_bytes: int = CHUNK_BYTES
-) -> Iterator[Tuple[int, str, List[str]]]:
-    """Yield (line number, line, keywords found in it) for every line holding a keyword.
+def keywords_in(low_line: str, keywords: Iterable[str]) -> List[str]:
+    return [kw for kw in keywords if kw in low_line]
 
-    Keywords must be lowercase; matching is case-insensitive.
+
+def candidate_parts(line: str, keywords: Iterable[str]) -> Iterator[Tuple[str, List[str], bool]]:
+    """The parts of one line that hold keywords, each capped around its first keyword, with the
+    keywords found in it and whether it was cut. Parts are separated by bare carriage returns."""
+    for part in line.rstrip("\r").split("\r"):
+        low = part.lower()
+        found = keywords_in(low, keywords)
+        if found:
+            yield (*_cap(part, low.find(found[0])), found)
+
+
+def iter_candidate_lines(
+    stream: BinaryIO, keywords: Iterable[str], stats: SourceStats, chunk_bytes: int = CHUNK_BYTES,
+    saturable: Iterable[str] = (),
+) -> Iterator[Tuple[int, str, List[str]]]:
+    """Yield (line number, line part, keywords found in it) for every line part holding a keyword.
+
+    Keywords must be lowercase; matching is case-insensitive. A keyword in `saturable` (one that
+    only harmless or fact signatures use) is searched no more once it has shown
+    SATURATION_LINES lines.
     """
     kws = sorted(set(keywords))
+    saturation = Saturation(saturable)
     line_base = 0  # number of lines before the current block
     for block in iter_blocks(stream, stats, chunk_bytes):
+        kws = saturation.live(kws)
         low = block.lower()
-        hits: Dict[int, Tuple[int, int, List[str]]] = {}
+        starts: Dict[int, int] = {}  # line start -> line end
         for kw in kws:
             pos = low.find(kw)
             while pos != -1:
                 start = low.rfind("\n", 0, pos) + 1
                 end = low.find("\n", pos)
                 end = len(low) if end == -1 else end
-                entry = hits.get(start)
-                if entry is None:
-                    hits[start] = (end, pos, [kw])
-                elif kw not in entry[2]:
-                    entry[2].append(kw)
+                starts[start] = end
                 pos = low.find(kw, end)
         counted_to, lineno = 0, line_base
-        for start in sorted(hits):
-            end, hit, found = hits[start]
+        for start in sorted(starts):
             lineno += block.count("\n", counted_to, start)
             counted_to = start
-            line, cut = _cap(block[start:end], hit - start)
-            if cut:
-                stats.truncated_lines += 1
-            stats.candidate_lines += 1
-            yield lineno + 1, line, found
-        newlines = block.count("\n")
-        if block and not block.endswith("\n"):
-            newlines += 1  # the unterminated last line of the input
-        line_base += newlines
+            yield from saturation.parts(lineno + 1, block[start:starts[start]], kws, stats)
+        line_base += block.count("\n")
         stats.lines = line_base
