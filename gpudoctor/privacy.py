@@ -31,6 +31,8 @@ ENV_ALLOWLIST: Tuple[str, ...] = (
     "CUDA_ENABLE_COREDUMP_ON_EXCEPTION",
     # where toolkits are looked for (framework loaders, CMake, CuPy, Numba)
     "CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR", "CUDNN_PATH",
+    # the host compiler nvcc and torch.utils.cpp_extension build with
+    "CC", "CXX", "NVCC_CCBIN", "CUDAHOSTCXX",
     # the dynamic loader and the interpreter
     "LD_LIBRARY_PATH", "LD_PRELOAD", "PATH", "PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE",
     # which environment is active: decides pip vs conda fixes
@@ -43,7 +45,8 @@ ENV_ALLOWLIST: Tuple[str, ...] = (
     "TF_XLA_FLAGS", "XLA_FLAGS", "TF_ENABLE_ONEDNN_OPTS", "TF_CUDA_PATHS", "TF_GPU_THREAD_MODE",
     # JAX
     "JAX_PLATFORMS", "JAX_PLATFORM_NAME", "JAX_CUDA_VISIBLE_DEVICES",
-    "XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_ALLOCATOR",
+    "XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_CLIENT_MEM_FRACTION",
+    "XLA_PYTHON_CLIENT_ALLOCATOR",
     # PyTorch
     "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF", "PYTORCH_NVML_BASED_CUDA_CHECK",
     "PYTORCH_NO_CUDA_MEMORY_CACHING", "TORCH_CUDA_ARCH_LIST", "TORCH_USE_CUDA_DSA",

@@ -10,7 +10,7 @@ site-packages | conda | LD_LIBRARY_PATH | ldconfig | CUDA_HOME | default | dlope
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 
 @dataclass
@@ -52,11 +52,24 @@ class LibraryFacts:
 
 @dataclass
 class ToolFacts:
-    name: str  # nvcc, ptxas
+    name: str  # nvcc, ptxas, nvlink
     path: Optional[str] = None
     version: Optional[str] = None  # 13.0.88
     error: Optional[str] = None
     found_via: Optional[str] = None  # PATH | CUDA_HOME | site-packages | conda | default
+
+
+@dataclass
+class ToolchainFacts:
+    """What building a CUDA extension would use: torch.utils.cpp_extension's nvcc, the host compiler,
+    ninja. Empty in quick mode (finding them means running them)."""
+
+    extension_nvcc: Optional[ToolFacts] = None  # the nvcc cpp_extension picks (CUDA_HOME, PATH, /usr/local/cuda)
+    cuda_home: Optional[str] = None  # the folder it derives from, as cpp_extension would
+    host_compiler: Optional[ToolFacts] = None  # name: gcc | clang | the $CXX given; version: 12.2.0
+    ninja: Optional[ToolFacts] = None
+    toolkits: Dict[str, str] = field(default_factory=dict)  # /usr/local/cuda-X.Y with bin/nvcc -> its version
+    checked: bool = False
 
 
 @dataclass
@@ -65,6 +78,7 @@ class LibrariesFacts:
     tools: List[ToolFacts] = field(default_factory=list)
     search_dirs: List[List[str]] = field(default_factory=list)  # [dir, found_via] in search order
     libdevice: List[str] = field(default_factory=list)  # libdevice.10.bc files found
+    toolchain: ToolchainFacts = field(default_factory=ToolchainFacts)
     site_packages: List[str] = field(default_factory=list)  # of the target interpreter
     dlopen_checked: bool = False  # the child ran: loader_resolution and library versions are real
     dlopen_skipped_reason: Optional[str] = None  # e.g. quick mode: versions come from file names

@@ -38,7 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from ..facts.libraries import LibrariesFacts, LibraryCopy, LibraryFacts, LoaderResolution, ToolFacts
+from ..facts.libraries import LibrariesFacts, LibraryCopy, LibraryFacts, LoaderResolution, ToolchainFacts, ToolFacts
 from ..facts.probe_status import ProbeStatus
 from .context import ProbeContext
 from .runner import ChildResult, ChildSpec, run_child
@@ -449,7 +449,7 @@ def static_tool_version(path: str) -> Optional[str]:
 def find_tools(env: Mapping[str, str], site_packages: Sequence[str], conda: Sequence[str],
                roots: Sequence[str], run_versions: bool, timeout: float) -> List[ToolFacts]:
     tools = []
-    for name in ("nvcc", "ptxas"):
+    for name in ("nvcc", "ptxas", "nvlink"):
         found = _tool_candidates(name, env, site_packages, conda, roots)
         if not found:
             tools.append(ToolFacts(name=name, error="not found on PATH, in CUDA_HOME, the nvidia-cuda-nvcc "
@@ -527,6 +527,11 @@ def collect_copies(dirs: Sequence[Tuple[str, str]], ldconfig: Sequence[Tuple[str
     return merge_candidates(candidates)
 
 
+def probe_toolchain(env: Mapping[str, str], python: Optional[str], timeout: float) -> ToolchainFacts:
+    from .toolchain import probe_toolchain as probe  # toolchain.py builds on this module's tool helpers
+    return probe(env, python, timeout)
+
+
 def probe_libraries(ctx: ProbeContext) -> Tuple[LibrariesFacts, List[ProbeStatus]]:
     started = time.monotonic()
     statuses: List[ProbeStatus] = []
@@ -554,6 +559,7 @@ def probe_libraries(ctx: ProbeContext) -> Tuple[LibrariesFacts, List[ProbeStatus
         with ThreadPoolExecutor(max_workers=1) as pool:  # the child runs while nvcc and ptxas answer here
             child = pool.submit(run_child, spec)
             facts.tools = find_tools(ctx.env, site_packages, conda, roots, True, min(ctx.timeout, 10.0))
+            facts.toolchain = probe_toolchain(ctx.env, ctx.python, min(ctx.timeout, 10.0))
             result = child.result()
         resolutions = apply_child_records(families, result.records)
         facts.dlopen_checked = bool(result.records.get("done"))

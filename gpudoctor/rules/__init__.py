@@ -8,6 +8,7 @@ from ..facts import Facts
 from ..model import Finding
 from . import (compatibility, framework_builds, framework_libraries, frameworks, hardware, kernel_driver, libraries,
                runtime_test, userspace_driver, visibility)
+from . import memory, toolchain
 from .base import Prior, Rule
 
 RULES: List[Rule] = [
@@ -16,10 +17,12 @@ RULES: List[Rule] = [
     *userspace_driver.RULES,
     *visibility.RULES,
     *libraries.RULES,
+    *toolchain.RULES,
     *framework_libraries.RULES,
     *framework_builds.RULES,
     *frameworks.RULES,
     *compatibility.RULES,
+    *memory.RULES,
     *runtime_test.RULES,
 ]
 
