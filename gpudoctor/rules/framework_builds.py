@@ -74,7 +74,7 @@ def _arch_list(fw: FrameworkFacts) -> Tuple[List[str], str]:
     if live is not None and live.arch_list:
         return list(live.arch_list), "torch.cuda.get_arch_list()"
     if fw.static.cuda_compute_capabilities:
-        return list(fw.static.cuda_compute_capabilities), "build_info.py"
+        return list(fw.static.cuda_compute_capabilities), fw.static.details.get("arch_source") or "build_info.py"
     if fw.name == "torch":
         _, variant = torch_variant(fw)
         if variant is not None and variant.arch_list:

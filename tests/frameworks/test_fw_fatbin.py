@@ -9,6 +9,7 @@ import pytest
 
 from gpudoctor.probes.frameworks.fatbin import read_fatbin_archs
 
+from .conftest import frameworks_python
 from .fatbin_elf import PTX, SASS, elf_with_sections, fatbin_blob, write_cuda_library
 
 
@@ -79,3 +80,21 @@ def test_real_libcublas_11_from_debian(real_libs):
     assert archs.complete and archs.error is None
     assert "3.5" in archs.sass and "9.0" in archs.sass and "9.0" in archs.ptx
     assert archs.entries > 100
+
+
+def test_real_tensorflow_library_agrees_with_its_build_info():
+    import subprocess
+
+    from gpudoctor.probes.frameworks.fatbin import framework_archs
+    from gpudoctor.probes.frameworks.static import literal_assignments
+
+    folder = subprocess.run([frameworks_python("tensorflow"), "-c", "import importlib.util as u; "
+                             "print(u.find_spec('tensorflow').submodule_search_locations[0])"],
+                            capture_output=True, text=True).stdout.strip()
+    if not folder:
+        pytest.skip("no tensorflow in the frameworks venv")
+    archs = framework_archs("tensorflow", folder)
+    info = dict(literal_assignments(os.path.join(folder, "python", "platform", "build_info.py"))["build_info"])
+    assert archs is not None and archs.complete
+    # every architecture the build says it targets is really in the shipped library
+    assert set(info["cuda_compute_capabilities"]) <= set(archs.arch_list())

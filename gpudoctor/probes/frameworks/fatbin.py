@@ -155,3 +155,33 @@ def _next_blob(fh: BinaryIO, pos: int, end: int, window: int = 1 << 16) -> Optio
     while found >= 0 and found % 8:
         found = data.find(needle, found + 1)
     return None if found < 0 else pos + found
+
+
+# Where each framework keeps its device code, relative to its package folder (first found wins per
+# pattern). torch 1.9-1.13 split libtorch_cuda.so into _cu/_cpp; TF's kernels are in its pywrap
+# libraries (libtensorflow_cc.so.2 in 2.x wheels); JAX's in jaxlib's xla_extension (0.4.x CUDA wheels) or the CUDA PJRT plugin.
+ARTIFACTS = {
+    "torch": ("lib/libtorch_cuda.so", "lib/libtorch_cuda_cu.so"),
+    "tensorflow": ("libtensorflow_cc.so.2", "libtensorflow_framework.so.2", "python/_pywrap_tensorflow_internal.so"),
+    "jax": ("../jaxlib/xla_extension.so", "../jax_plugins/xla_cuda12/xla_cuda_plugin.so",
+            "../jax_plugins/xla_cuda13/xla_cuda_plugin.so", "../jax_plugins/xla_cuda11/xla_cuda_plugin.so"),
+    "cupy": ("cuda/cub.so", "_core/_routines_linalg.so"),
+}
+
+
+def framework_archs(name: str, package_dir: Optional[str]) -> Optional[FatbinArchs]:
+    """The fat binary architectures of a framework's main CUDA library, when one is installed.
+    Extension modules carry an ABI tag (cub.cpython-311-x86_64-linux-gnu.so): matched by prefix."""
+    import glob
+    import os
+
+    if not package_dir:
+        return None
+    for pattern in ARTIFACTS.get(name, ()):
+        stem, ext = os.path.splitext(os.path.normpath(os.path.join(package_dir, pattern)))
+        for path in [stem + ext] + sorted(glob.glob(glob.escape(stem) + ".*" + ext)):
+            if os.path.isfile(path):
+                archs = read_fatbin_archs(path)
+                if archs.error is None and (archs.sass or archs.ptx):
+                    return archs
+    return None
