@@ -16,6 +16,7 @@ from ..facts.frameworks import FrameworkFacts
 from ..model import Finding
 from .base import Prior
 from .framework_facts import cuda_builds, installed_frameworks, label
+from .gpu_generations import build_blocked_on, driver_upgrade_steps
 from .situation import any_gpu, cuda_version_text, driver_cuda_version, driver_version, host_driver_fix, pip, with_target_pip
 
 def torch_variant(fw: FrameworkFacts) -> Tuple[Optional[compat.TorchRelease], Optional[compat.TorchVariant]]:
@@ -52,14 +53,17 @@ def framework_driver_too_old(facts: Facts, prior: Prior) -> Iterable[Finding]:
         cuda = fw.static.cuda_version
         if not cuda or not is_dotted(cuda) or compat.driver_supports_cuda(version, major_minor(cuda)) is not False:
             continue
+        if facts.gpus and len(build_blocked_on(facts, cuda)) == len(facts.gpus):
+            continue  # gpu-arch-unsupported names it: no driver makes this build run on these GPUs
         need = compat.min_driver_for_cuda(major_minor(cuda))
         minimum = need and (need.minor_version_compat_driver or need.toolkit_driver)
         detail = (f"{label(fw)} was built for CUDA {cuda}; it needs NVIDIA driver {minimum or 'newer'} or newer, but this "
                   f"machine has driver {version} (CUDA {cuda_version_text(driver_cuda_version(facts)) or '?'}). "
                   f"Its CUDA calls fail with 'CUDA driver version is insufficient for CUDA runtime version' (error 35), "
                   f"so {fw.display_name} cannot use the GPU.")
-        fix = host_driver_fix(facts) + [f"Upgrade the NVIDIA driver to {minimum} or newer, then reboot."
-                                        if minimum else "Upgrade the NVIDIA driver, then reboot."]
+        fix = host_driver_fix(facts) + driver_upgrade_steps(
+            facts, minimum, f"Upgrade the NVIDIA driver to {minimum} or newer, then reboot."
+            if minimum else "Upgrade the NVIDIA driver, then reboot.")
         newest = _newest_build_step(fw, facts)
         if newest:
             fix.append(newest)
@@ -85,13 +89,56 @@ def _arch_list(fw: FrameworkFacts) -> Tuple[List[str], str]:
 def gpu_arch_unsupported(facts: Facts, prior: Prior) -> Iterable[Finding]:
     for fw in cuda_builds(facts):
         entries, where = _arch_list(fw)
-        if not entries:
+        if entries:
+            gpus = [g for g in facts.gpus if g.compute_capability
+                    and compat.arch_entries_run_on(entries, g.compute_capability) is False]
+            if gpus:
+                yield _arch_finding(fw, facts, gpus, entries, where)
             continue
-        gpus = [g for g in facts.gpus if g.compute_capability
-                and compat.arch_entries_run_on(entries, g.compute_capability) is False]
-        if not gpus:
-            continue
-        yield _arch_finding(fw, facts, gpus, entries, where)
+        blocked = build_blocked_on(facts, fw.static.cuda_version)
+        if blocked:
+            yield _generation_finding(fw, facts, blocked)
+
+
+def _generation_finding(fw: FrameworkFacts, facts: Facts, blocked: List[Tuple[NvmlGpu, Optional[compat.GpuCeiling]]]) -> Finding:
+    """A build for a CUDA whose toolkit no longer (or not yet) targets these GPUs' architecture."""
+    cuda = fw.static.cuda_version or "?"
+    gpu, ceiling = blocked[0]
+    listing = ", ".join(f"GPU {g.index} {g.name or ''} (compute capability {g.compute_capability})" for g, _ in blocked)
+    gen = compat.gpu_generation(gpu.compute_capability or "")
+    arch = gen.architecture if gen else "this"
+    if gen is not None and gen.last_cuda_major is not None and compat.versions.major(cuda) > gen.last_cuda_major:
+        why = (f"CUDA {compat.versions.major(cuda)} toolkits no longer build for {arch} GPUs: their last toolkit is "
+               f"CUDA {gen.last_cuda_major}.x and their last driver branch R{gen.last_driver_branch} (NVIDIA's architecture matrix)")
+    else:
+        why = f"{arch} GPUs need CUDA {gen.first_cuda if gen else '?'} or newer (NVIDIA's architecture matrix)"
+    detail = (f"{label(fw)} was built for CUDA {cuda}, which cannot carry kernels for {listing}: {why}. Its GPU work fails "
+              "with 'no kernel image is available for execution on the device' (or the build refuses the GPU as too old); "
+              "no driver upgrade changes that.")
+    fix: List[str] = []
+    step = _newest_build_step(fw, facts, gpu.compute_capability)
+    if step:
+        fix.append(step.replace("Or install", "Install", 1))
+    else:
+        fix.append(_no_build_statement(fw, gpu, ceiling))
+    return make_finding("gpu-arch-unsupported", detail, fix=fix, evidence={
+        "framework": fw.name, "version": fw.static.version, "built_for_cuda": cuda,
+        "architecture": arch, "last_cuda_major": gen.last_cuda_major if gen else None,
+        "last_driver_branch": gen.last_driver_branch if gen else None, "source": gen.source if gen else None,
+        "gpus": [{"index": g.index, "name": g.name, "compute_capability": g.compute_capability} for g, _ in blocked]})
+
+
+def _no_build_statement(fw: FrameworkFacts, gpu: NvmlGpu, ceiling: Optional[compat.GpuCeiling]) -> str:
+    """The honest answer when the tables know no build with kernels for this GPU."""
+    cc = gpu.compute_capability
+    if ceiling is None or ceiling.last_cuda_major is None:
+        return (f"No {fw.display_name} build in gpudoctor's tables is known to carry kernels for compute capability {cc}; "
+                "use a build for a CUDA version that supports this GPU.")
+    return (f"No {fw.display_name} build in gpudoctor's tables is known to carry kernels for compute capability {cc}: "
+            f"it needs a build for CUDA {ceiling.last_cuda_major}.x (up to {ceiling.newest_cuda} on driver branch "
+            f"R{ceiling.last_driver_branch}) that still includes sm_{cc.replace('.', '')}; check its release notes, or "
+            f"build it from source with CUDA {ceiling.last_cuda_major}.x"
+            + (f" and TORCH_CUDA_ARCH_LIST={cc}." if fw.name == "torch" else f" for compute capability {cc}."))
 
 
 def _arch_finding(fw: FrameworkFacts, facts: Facts, gpus: List[NvmlGpu], entries: List[str], where: str) -> Finding:
@@ -179,4 +226,4 @@ def platform_unsupported(facts: Facts, prior: Prior) -> Iterable[Finding]:
                 fix=[f"Install the macOS build of {fw.display_name} (Apple GPUs are used through Metal/MPS)."])
 
 
-RULES = [framework_driver_too_old, gpu_arch_unsupported, python_unsupported, platform_unsupported]
+RULES = [gpu_arch_unsupported, framework_driver_too_old, python_unsupported, platform_unsupported]
