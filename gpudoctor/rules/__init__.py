@@ -6,6 +6,7 @@ from typing import List, Optional
 
 from ..facts import Facts
 from ..model import Finding
+from . import companions
 from . import (compatibility, framework_builds, framework_libraries, frameworks, hardware, kernel_driver, libraries,
                runtime_test, userspace_driver, visibility)
 from .base import Prior, Rule
@@ -19,6 +20,7 @@ RULES: List[Rule] = [
     *framework_libraries.RULES,
     *framework_builds.RULES,
     *frameworks.RULES,
+    *companions.RULES,
     *compatibility.RULES,
     *runtime_test.RULES,
 ]
