@@ -48,7 +48,7 @@ def recommendation(facts: Facts, prior: Prior) -> Iterable[Finding]:
     if facts.system.python_version:
         detail += f" and Python {facts.system.python_version}"
     detail += " are listed in the fix." if lines else \
-        ": none in gpudoctor's tables is known to carry kernels for this GPU."
+        ": gpudoctor's tables list no PyTorch or TensorFlow build that fits them (driver, Python and GPU)."
     yield make_finding("recommendation", detail, fix=lines, evidence={
         "driver": version, "python": facts.system.python_version, "newest_cuda": newest.cuda,
         "newest_cuda_full": newest.cuda_full})

@@ -183,6 +183,21 @@ def _newest_release_for_python(fw: FrameworkFacts, python: str) -> Optional[str]
     return None
 
 
+def _gpu_release_for_python(fw: FrameworkFacts, facts: Facts, python: str) -> Optional[str]:
+    """For a GPU build on a GPU machine: the newest release for this Python that this driver runs ('' when
+    the tables know none); None when the question does not apply (CPU build, no driver, other framework)."""
+    driver = driver_version(facts)
+    if fw.static.build != "cuda" or not driver or not any_gpu(facts) or fw.name not in ("torch", "tensorflow"):
+        return None
+    if fw.name == "tensorflow":
+        tf = compat.newest_tensorflow_for(driver, python)
+        return (f"Or install a release built for Python {python} that driver {driver} runs: "
+                f"`{with_target_pip(facts, tf.command)}`") if tf else ""
+    build = compat.newest_torch_for(driver, python)
+    return (f"Or install a release built for Python {python} that driver {driver} runs: "
+            f"`{with_target_pip(facts, build.command)}`") if build else ""
+
+
 def python_unsupported(facts: Facts, prior: Prior) -> Iterable[Finding]:
     python = facts.system.python_version
     if not python or not is_dotted(python):
@@ -195,7 +210,11 @@ def python_unsupported(facts: Facts, prior: Prior) -> Iterable[Finding]:
         newest = _newest_release_for_python(fw, current)
         fix = [f"Use Python {' or '.join(supported)} for {label(fw)} (a new venv or conda env: "
                f"`conda create -n {fw.name}-env python={supported[-1]}`)."]
-        if newest:
+        gpu_step = _gpu_release_for_python(fw, facts, current)
+        if gpu_step is not None:  # a GPU build: the other release must also run on this driver
+            fix.append(gpu_step or f"No {fw.display_name} release for Python {current} in gpudoctor's tables runs "
+                                   f"on driver {driver_version(facts)}: the Python above is the way that keeps the GPU.")
+        elif newest:
             package = "tensorflow" if fw.name == "tensorflow" else "torch"
             fix.append(f"Or install a release built for Python {current}: `{pip(facts)} install \"{package}=={newest}.*\"`"
                        if fw.name == "tensorflow" else
