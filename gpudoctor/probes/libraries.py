@@ -114,12 +114,19 @@ def cuda_lib_dirs(root: str) -> List[str]:
 
 
 def site_packages_dirs(site_packages: Sequence[str]) -> List[Tuple[str, str]]:
+    """The wheel folders, then torch/lib: where torch's loader looks. libtorch_cuda.so's RUNPATH is
+    $ORIGIN/../../nvidia/<lib>/lib for each CUDA wheel and then $ORIGIN (torch/lib, where wheels up to
+    1.12 bundled cuDNN); torch/__init__.py's _preload_cuda_deps falls back to <sys.path>/nvidia/<lib>/lib."""
     dirs: List[Tuple[str, str]] = []
     for sp in site_packages:
         cu13 = os.path.join(sp, "nvidia", "cu13", "lib")
         wheel_libs = sorted(glob.glob(os.path.join(sp, "nvidia", "*", "lib")))
         for d in ([cu13] if cu13 in wheel_libs else []) + [d for d in wheel_libs if d != cu13]:
             dirs.append((d, "site-packages"))
+    for sp in site_packages:
+        torch_lib = os.path.join(sp, "torch", "lib")
+        if os.path.isdir(torch_lib):
+            dirs.append((torch_lib, "site-packages"))
     return dirs
 
 

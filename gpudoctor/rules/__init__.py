@@ -6,7 +6,7 @@ from typing import List, Optional
 
 from ..facts import Facts
 from ..model import Finding
-from . import companions
+from . import companions, torch_libraries
 from . import (compatibility, framework_builds, framework_libraries, frameworks, hardware, kernel_driver, libraries,
                runtime_test, userspace_driver, visibility)
 from .base import Prior, Rule
@@ -18,6 +18,7 @@ RULES: List[Rule] = [
     *visibility.RULES,
     *libraries.RULES,
     *framework_libraries.RULES,
+    *torch_libraries.RULES,
     *framework_builds.RULES,
     *frameworks.RULES,
     *companions.RULES,

@@ -61,3 +61,29 @@ def write_cuda_library(path: Path, sass: Sequence[int], ptx: Sequence[int] = (),
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(elf_with_sections([(".text", b"\x90" * 32), (".nv_fatbin", data)]))
     return path
+
+
+def elf_with_needed(needed: Sequence[str], runpath: str = "") -> bytes:
+    """A 64-bit ELF shared object with a dynamic section: DT_NEEDED entries and a RUNPATH, mapped by one
+    PT_LOAD segment whose addresses equal file offsets (what elf.read_dynamic follows)."""
+    strings = b"\0"
+    offsets = []
+    for name in list(needed) + ([runpath] if runpath else []):
+        offsets.append(len(strings))
+        strings += name.encode() + b"\0"
+    phoff, phnum = 64, 2
+    strtab_off = phoff + 56 * phnum
+    dyn_off = strtab_off + len(strings) + (-(strtab_off + len(strings)) % 8)
+    entries = [(1, o) for o in offsets[:len(needed)]]
+    if runpath:
+        entries.append((29, offsets[-1]))
+    entries += [(5, strtab_off), (10, len(strings)), (0, 0)]
+    dynamic = b"".join(struct.pack("<qQ", t, v) for t, v in entries)
+    total = dyn_off + len(dynamic)
+    header = b"\x7fELF" + bytes([2, 1, 1, 0]) + b"\0" * 8
+    header += struct.pack("<HHIQQQIHHHHHH", 3, 62, 1, 0, phoff, 0, 0, 64, 56, phnum, 64, 0, 0)
+    load = struct.pack("<IIQQQQQQ", 1, 5, 0, 0, 0, total, total, 0x1000)
+    dyn = struct.pack("<IIQQQQQQ", 2, 6, dyn_off, dyn_off, dyn_off, len(dynamic), len(dynamic), 8)
+    body = header + load + dyn + strings
+    body += b"\0" * (dyn_off - len(body))
+    return body + dynamic
