@@ -35,8 +35,9 @@ def _newest_build_step(fw: FrameworkFacts, facts: Facts, compute_capability: Opt
         return None
     python = facts.system.python_version
     if fw.name == "torch":
-        build = compat.newest_torch_for(version, python, compute_capability)
-        if build and (compute_capability is None or build.arch_checked):
+        build = (compat.newest_torch_with_kernels(version, compute_capability, python) if compute_capability
+                 else compat.newest_torch_for(version, python))
+        if build:
             return f"Or install PyTorch {build.version} ({build.variant}), the newest build this machine runs: {with_target_pip(facts, build.command)}"
     if fw.name == "tensorflow" and compute_capability is None:
         tf = compat.newest_tensorflow_for(version, python)
