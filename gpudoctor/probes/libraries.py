@@ -502,6 +502,43 @@ def _status(result: ChildResult) -> ProbeStatus:
     return ProbeStatus(result.name, result.status, result.duration_s, result.error, result.stderr_tail)
 
 
+# -- GPU architectures of the math libraries ------------------------------------------------------------
+
+ARCH_FAMILIES = ("cublasLt", "cublas", "cudnn")  # the libraries that carry most kernels a framework runs
+
+
+def arch_files(copy: LibraryCopy, family: str) -> List[str]:
+    """The files holding a library's kernels: itself, and for cuDNN (8 and 9 are a small dispatcher)
+    the sub-libraries next to it: libcudnn_ops*.so.9, libcudnn_engines_precompiled.so.9, ..."""
+    files = [copy.real_path]
+    if family == "cudnn":
+        major = copy.soname.rsplit(".so.", 1)[-1]
+        folder = os.path.dirname(copy.path)
+        files += sorted({os.path.realpath(p) for p in glob.glob(os.path.join(folder, "libcudnn_*.so.%s*" % major))})
+    return files
+
+
+def fill_archs(families: Dict[str, List[LibraryCopy]], deadline: float) -> None:
+    """Each math library copy's fat binary architectures (headers only), within one overall deadline."""
+    from .frameworks.fatbin import cc_key, read_fatbin_archs
+
+    for family in ARCH_FAMILIES:
+        for copy in families.get(family, []):
+            sass: List[str] = []
+            ptx: List[str] = []
+            for path in arch_files(copy, family):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                found = read_fatbin_archs(path, deadline_s=min(left, 2.0))
+                if found.error is None and (found.sass or found.ptx):
+                    copy.archs_from.append(path)
+                    sass += [c for c in found.sass if c not in sass]
+                    ptx += [c for c in found.ptx if c not in ptx]
+            copy.archs = ["sm_" + c.replace(".", "") for c in sorted(sass, key=cc_key)] + \
+                ["compute_" + c.replace(".", "") for c in sorted(ptx, key=cc_key)]
+
+
 # -- the probe ----------------------------------------------------------------------------------------
 
 def search_dirs(ctx: ProbeContext, site_packages: Sequence[str], prefix: Optional[str],
@@ -567,6 +604,7 @@ def probe_libraries(ctx: ProbeContext) -> Tuple[LibrariesFacts, List[ProbeStatus
         if not facts.dlopen_checked:
             facts.dlopen_skipped_reason = "the dlopen child %s: %s" % (result.status, result.error or "no answer")
         statuses.append(_status(result))
+        fill_archs(families, deadline=time.monotonic() + min(ctx.timeout, 4.0))
     facts.libdevice = find_libdevice(ctx.env, site_packages, conda, roots)
     facts.libraries = [LibraryFacts(name=s.name, copies=families.get(s.name, []),
                                     loader_resolution=resolutions.get(s.name, [])) for s in LIBRARIES]

@@ -5,6 +5,7 @@ Every version in these findings comes from the facts or the compat tables, never
 
 from __future__ import annotations
 
+import os
 from typing import Iterable, List, Optional, Tuple
 
 from .. import compat
@@ -13,6 +14,7 @@ from ..compat.versions import is_dotted, major_minor, vkey
 from ..facts import Facts
 from ..facts.driver import NvmlGpu
 from ..facts.frameworks import FrameworkFacts
+from ..facts.libraries import LibraryCopy
 from ..model import Finding
 from .base import Prior
 from .framework_facts import cuda_builds, installed_frameworks, label
@@ -95,10 +97,52 @@ def gpu_arch_unsupported(facts: Facts, prior: Prior) -> Iterable[Finding]:
                     and compat.arch_entries_run_on(entries, g.compute_capability) is False]
             if gpus:
                 yield _arch_finding(fw, facts, gpus, entries, where)
+            else:
+                yield from _library_arch_findings(fw, facts)
             continue
         blocked = build_blocked_on(facts, fw.static.cuda_version)
         if blocked:
             yield _generation_finding(fw, facts, blocked)
+            continue
+        yield from _library_arch_findings(fw, facts)
+
+
+def _loaded_copy(facts: Facts, family: str, soname: str) -> Optional[LibraryCopy]:
+    """The copy of a library the loader gives this soname: the dlopen child's answer, else the first found."""
+    lib = facts.libraries.library(family)
+    if lib is None:
+        return None
+    resolved = next((r.real_path for r in lib.loader_resolution if r.soname == soname and r.real_path), None)
+    copies = [c for c in lib.copies if c.soname == soname]
+    return next((c for c in copies if c.real_path == resolved), copies[0] if copies else None)
+
+
+def _library_arch_findings(fw: FrameworkFacts, facts: Facts) -> Iterable[Finding]:
+    """The framework's build has kernels for the GPU (or says nothing), but a math library it loads
+    (cuBLAS, cuDNN) has none: its GEMMs and convolutions still fail on this GPU."""
+    for need in fw.static.sonames:
+        copy = _loaded_copy(facts, need.library, need.soname)
+        if copy is None or not copy.archs:
+            continue
+        gpus = [g for g in facts.gpus if g.compute_capability
+                and compat.arch_entries_run_on(copy.archs, g.compute_capability) is False]
+        if not gpus:
+            continue
+        listing = ", ".join(f"GPU {g.index} {g.name or ''} (compute capability {g.compute_capability})" for g in gpus)
+        detail = (f"{label(fw)} loads {copy.real_path} ({need.soname}{' ' + copy.version if copy.version else ''}), "
+                  f"whose fat binaries carry {' '.join(copy.archs)} and nothing that runs on {listing}: its "
+                  f"{need.library} calls fail with 'no kernel image is available' or {need.library.upper()}_STATUS "
+                  "errors (read from the library's .nv_fatbin headers).")
+        step = _newest_build_step(fw, facts, gpus[0].compute_capability)
+        fix = [f"Give {fw.display_name} a {need.library} built for this GPU: the one its own build pins or bundles "
+               f"(remove {os.path.dirname(copy.path)} from LD_LIBRARY_PATH if it shadows that one)."]
+        if step:
+            fix.append(step)
+        yield make_finding("gpu-arch-unsupported", detail, fix=fix, evidence={
+            "framework": fw.name, "version": fw.static.version, "library": copy.real_path, "arch_list": list(copy.archs),
+            "read_from": list(copy.archs_from),
+            "gpus": [{"index": g.index, "name": g.name, "compute_capability": g.compute_capability} for g in gpus]})
+        return  # one finding per framework: the first library that cannot run says it
 
 
 def _generation_finding(fw: FrameworkFacts, facts: Facts, blocked: List[Tuple[NvmlGpu, Optional[compat.GpuCeiling]]]) -> Finding:

@@ -98,3 +98,49 @@ def test_real_tensorflow_library_agrees_with_its_build_info():
     assert archs is not None and archs.complete
     # every architecture the build says it targets is really in the shipped library
     assert set(info["cuda_compute_capabilities"]) <= set(archs.arch_list())
+
+
+def test_library_copies_get_their_archs_cudnn_from_its_sub_libraries(tmp_path):
+    import time
+
+    from gpudoctor.probes.libraries import collect_copies, fill_archs
+
+    from .fatbin_elf import elf_with_sections
+
+    lib = tmp_path / "nvidia" / "cudnn" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "libcudnn.so.9").write_bytes(elf_with_sections([(".text", b"\x90" * 8)]))  # the dispatcher: no kernels
+    write_cuda_library(lib / "libcudnn_engines_precompiled.so.9", sass=[50, 60, 70, 75, 80, 86, 90], ptx=[90])
+    write_cuda_library(lib / "libcudnn_ops.so.9", sass=[50, 90], blobs=1)
+    families = collect_copies([(str(lib), "site-packages")], [])
+    fill_archs(families, deadline=time.monotonic() + 5)
+    [copy] = families["cudnn"]
+    assert copy.archs == ["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "compute_90"]
+    assert sorted(os.path.basename(p) for p in copy.archs_from) == ["libcudnn_engines_precompiled.so.9",
+                                                                  "libcudnn_ops.so.9"]
+
+
+def test_library_archs_stop_at_the_deadline(tmp_path):
+    from gpudoctor.probes.libraries import collect_copies, fill_archs
+
+    lib = tmp_path / "lib"
+    write_cuda_library(lib / "libcublasLt.so.12", sass=[80])
+    families = collect_copies([(str(lib), "LD_LIBRARY_PATH")], [])
+    fill_archs(families, deadline=0.0)  # already past: nothing is read, nothing is claimed
+    assert families["cublasLt"][0].archs == []
+
+
+def test_library_archs_of_debians_libcublas_11(real_libs):
+    import time
+
+    from gpudoctor.probes.libraries import collect_copies, fill_archs
+
+    found = glob.glob(os.path.join(real_libs.cache, "deb", "libcublas11", "**", "libcublas.so.11.*"), recursive=True)
+    if not found:
+        pytest.skip("libcublas11 not fetched")
+    families = collect_copies([(os.path.dirname(found[0]), "LD_LIBRARY_PATH")], [])
+    started = time.monotonic()
+    fill_archs(families, deadline=time.monotonic() + 5)
+    [copy] = [c for c in families["cublas"] if c.real_path == os.path.realpath(found[0])]
+    assert copy.archs[0] == "sm_35" and "sm_90" in copy.archs and copy.archs[-1] == "compute_90"
+    assert time.monotonic() - started < 2.0  # headers only: an 80 MB library costs milliseconds

@@ -105,3 +105,22 @@ def test_import_failure_on_an_unsupported_python_is_caused_by_the_python():
     [python] = found["python-unsupported"]
     [failed] = found["framework-import-failed"]
     assert python.caused_by is None and failed.caused_by == "python-unsupported"
+
+
+def test_cublas_without_kernels_for_the_gpu_is_named():
+    """torch's own build covers sm_37, but the libcublas.so.11 it loads (read from its fat binaries) does not."""
+    from gpudoctor.facts.frameworks import SonameNeed
+    from gpudoctor.facts.libraries import LibraryCopy, LibraryFacts
+
+    facts = with_framework(k80(), "torch", "1.12.1+cu113", "11.3", arch=["sm_37", "sm_50", "sm_60", "sm_70"])
+    facts.frameworks.frameworks["torch"].static.sonames = [SonameNeed("cublas", "libcublas.so.11", "elf-needed")]
+    copy = LibraryCopy(path="/opt/cuda/lib64/libcublas.so.11", real_path="/opt/cuda/lib64/libcublas.so.11.11.3.6",
+                       soname="libcublas.so.11", found_via=["LD_LIBRARY_PATH"], version="11.11.3.6",
+                       archs=["sm_50", "sm_60", "sm_70", "compute_70"], archs_from=["/opt/cuda/lib64/libcublas.so.11.11.3.6"])
+    facts.libraries.libraries = [LibraryFacts(name="cublas", copies=[copy])]
+    [arch] = by_code(diagnose(facts))["gpu-arch-unsupported"]
+    assert "/opt/cuda/lib64/libcublas.so.11.11.3.6" in arch.detail and "sm_50" in arch.detail
+    assert arch.evidence["library"] == copy.real_path
+    assert "LD_LIBRARY_PATH" in arch.fix[0]
+    copy.archs = ["sm_35", "sm_50", "compute_50"]  # cuBLAS 11's real list starts at sm_35: runs on sm_37
+    assert "gpu-arch-unsupported" not in by_code(diagnose(facts))

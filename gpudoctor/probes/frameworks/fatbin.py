@@ -64,12 +64,12 @@ def read_fatbin_archs(path: str, deadline_s: float = DEADLINE_S, max_entries: in
     except (OSError, struct.error, ValueError) as exc:
         result.error = f"cannot read {path}: {exc}"
         return result
-    result.sass = sorted((_cc(a) for a in sass), key=_cc_key)
-    result.ptx = sorted((_cc(a) for a in ptx), key=_cc_key)
+    result.sass = sorted((_cc(a) for a in sass), key=cc_key)
+    result.ptx = sorted((_cc(a) for a in ptx), key=cc_key)
     return result
 
 
-def _cc_key(cc: str) -> Tuple[int, int]:
+def cc_key(cc: str) -> Tuple[int, int]:
     major, minor = cc.split(".")
     return int(major), int(minor)
 
