@@ -319,18 +319,22 @@ def _py_ok(pythons: Tuple[str, ...], python: Optional[str]) -> bool:
     return python is None or major_minor(python) in pythons
 
 
-def newest_torch_for(driver_version: str, python: Optional[str] = None, compute_capability: Optional[str] = None,
-                     os: str = "linux", t: Optional[Tables] = None) -> Optional[TorchBuild]:
-    t = _t(t)
+def _usable_torch_variants(driver_version: str, python: Optional[str], os: str, t: Tables):
+    """(release, variant) this driver and Python can run, newest release and CUDA first."""
     for rel in sorted(t.torch, key=lambda r: vkey(r.version), reverse=True):
         if not _py_ok(rel.python, python):
             continue
         for var in sorted(rel.variants, key=lambda v: vkey(v.cuda), reverse=True):
-            if not driver_supports_cuda(driver_version, var.cuda, os, t=t):
-                continue
-            runs = variant_runs_on(var, compute_capability) if compute_capability else None
-            if runs is False:
-                continue
+            if driver_supports_cuda(driver_version, var.cuda, os, t=t):
+                yield rel, var
+
+
+def newest_torch_for(driver_version: str, python: Optional[str] = None, compute_capability: Optional[str] = None,
+                     os: str = "linux", t: Optional[Tables] = None) -> Optional[TorchBuild]:
+    t = _t(t)
+    for rel, var in _usable_torch_variants(driver_version, python, os, t):
+        runs = variant_runs_on(var, compute_capability) if compute_capability else None
+        if runs is not False:
             return TorchBuild(rel.version, var.name, var.cuda, pip_command(rel, var), runs)
     return None
 
@@ -469,13 +473,9 @@ def cuda_runs_on_gpu(cuda: str, compute_capability: str) -> Optional[bool]:
 def newest_torch_with_kernels(driver_version: str, compute_capability: str, python: Optional[str] = None,
                               os: str = "linux", t: Optional[Tables] = None) -> Optional[TorchBuild]:
     """Newest PyTorch build this driver runs whose sourced arch list covers the GPU (unknown lists skipped)."""
-    t = _t(t)
-    for rel in sorted(t.torch, key=lambda r: vkey(r.version), reverse=True):
-        if not _py_ok(rel.python, python):
-            continue
-        for var in sorted(rel.variants, key=lambda v: vkey(v.cuda), reverse=True):
-            if driver_supports_cuda(driver_version, var.cuda, os, t=t) and variant_runs_on(var, compute_capability):
-                return TorchBuild(rel.version, var.name, var.cuda, pip_command(rel, var), True)
+    for rel, var in _usable_torch_variants(driver_version, python, os, _t(t)):
+        if variant_runs_on(var, compute_capability):
+            return TorchBuild(rel.version, var.name, var.cuda, pip_command(rel, var), True)
     return None
 
 

@@ -5,23 +5,16 @@ leaves the other: it supports Python up to 3.7, and it dlopens the CUDA 10.0 son
 causes (caused_by null), each with its own fix.
 """
 
-import os
 import sys
 
 import pytest
 
-from tests.e2e.test_lab_frameworks import cuda_101_toolkit, fake_tensorflow_114, findings_of
-from tests.lab import scenarios
+from tests.e2e.test_lab_frameworks import findings_of, tensorflow_114_with_cuda_101
 
 
 @pytest.mark.skipif(sys.version_info[:2] <= (3, 7), reason="needs a Python that TensorFlow 1.14 does not support")
 def test_tensorflow_114_on_python_311_with_cuda_101(lab, tmp_path):
-    fake_tensorflow_114(tmp_path / "site")
-    cuda101 = cuda_101_toolkit(tmp_path / "cuda-10.1" / "lib64")
-    machine = scenarios.driver_418()
-    libdir = lab.machine(machine)["LD_LIBRARY_PATH"]
-    rc, report, stderr = lab.run_check(machine, "--quick", env_extra={
-        "PYTHONPATH": str(tmp_path / "site"), "LD_LIBRARY_PATH": os.pathsep.join([libdir, cuda101])})
+    rc, report, stderr, _ = tensorflow_114_with_cuda_101(lab, tmp_path)
     assert rc == 1, stderr
     found = findings_of(report)
     python = found["python-unsupported"]
