@@ -105,7 +105,17 @@ def _gpu(name: str, os: str) -> Dict[str, Any]:
         raise _Unknown(f"GPU {name!r} is not in the tables; its compute capability is what NVML or "
                        "nvidia-smi --query-gpu=compute_cap reports")
     return {"query": "gpu", "name": name, "matched": g.name, "compute_capability": g.compute_capability,
-            "architecture": g.architecture, "kind": g.kind, "source": g.source}
+            "architecture": g.architecture, "kind": g.kind, "source": g.source,
+            "support": _gpu_support(g.compute_capability)}
+
+
+def _gpu_support(compute_capability: str) -> Optional[Dict[str, Any]]:
+    """How far this GPU's driver and CUDA can go (compat/gpu_generations.toml), None when unknown."""
+    c = C.gpu_ceiling(compute_capability)
+    return None if c is None else {
+        "architecture": c.architecture, "last_driver_branch": c.last_driver_branch,
+        "last_cuda_major": c.last_cuda_major, "newest_cuda": c.newest_cuda, "newest_cuda_full": c.newest_cuda_full,
+        "source": c.source}
 
 
 def _driver(driver: str, python: Optional[str], cc: Optional[str], os: str) -> Dict[str, Any]:
@@ -160,6 +170,12 @@ def _render(ans: Dict[str, Any]) -> None:
     elif q == "gpu":
         con.print(f"[bold]{ans['matched']}[/bold]: compute capability {ans['compute_capability']}, "
                   f"{ans['architecture'] or 'architecture unknown'} ({ans['kind']})")
+        sup = ans.get("support")
+        if sup and sup["last_driver_branch"]:
+            con.print(f"  last driver branch R{sup['last_driver_branch']}; last CUDA toolkit {sup['last_cuda_major']}.x; "
+                      f"newest CUDA runtime {sup['newest_cuda']} (every feature: {sup['newest_cuda_full']})", markup=False)
+        elif sup:
+            con.print("  supported by current drivers and CUDA toolkits", markup=False)
     elif q == "driver":
         con.print(f"[bold]Driver {ans['driver']}[/bold] ({ans['os']})")
         con.print(f"  newest CUDA runtime: {ans['newest_cuda'] or 'none known'} (full toolkit features: {ans['newest_cuda_full'] or 'none known'})", markup=False)

@@ -21,5 +21,8 @@ from .queries import (
     newest_torch_for, pip_command, tensorflow_has_and_cuda, tensorflow_release, tensorflow_series, toolkit_releases, torch_release,
     variant_runs_on,
 )
+from .queries import (GpuCeiling, arch_deprecated_in, cuda_runs_on_gpu, driver_branch_fits, gpu_ceiling, gpu_generation,
+                      newest_torch_with_kernels)
+from .loader import gpu_generations
 
 __all__ = [name for name in dir() if not name.startswith("_")]

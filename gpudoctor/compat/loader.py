@@ -139,3 +139,14 @@ def load_tables(directory: Optional[Path] = None) -> Tables:
 def tables() -> Tables:
     """The process-wide tables (read once)."""
     return load_tables()
+
+
+# -- GPU generations (compat/gpu_generations.toml): read on their own, cached like tables() --------
+@lru_cache(maxsize=1)
+def gpu_generations(directory: Optional[Path] = None) -> Tuple["GpuGeneration", ...]:
+    from .model import GpuGeneration
+
+    d = Path(directory) if directory else data_dir()
+    doc = read_toml(d / "gpu_generations.toml")
+    _check_schema(doc, "gpu_generations")
+    return _rows(doc, "generation", GpuGeneration, "gpu_generations")

@@ -254,3 +254,18 @@ class ExtraRow(_Row):
     min_driver_linux: Optional[str] = None
     note: str = ""
     _versions = ("min_cuda", "min_cudnn", "min_driver_linux")
+
+
+# -- GPU generations -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GpuGeneration(_Row):
+    """An architecture's support window: the last CUDA toolkit major that builds for it and the last
+    driver branch that runs it (None while NVIDIA lists it as ongoing)."""
+
+    architecture: str
+    compute_capabilities: Tuple[str, ...]
+    source: str
+    first_cuda: Optional[str] = None
+    last_cuda_major: Optional[int] = None
+    last_driver_branch: Optional[int] = None
+    _versions = ("compute_capabilities", "first_cuda")

@@ -319,18 +319,22 @@ def _py_ok(pythons: Tuple[str, ...], python: Optional[str]) -> bool:
     return python is None or major_minor(python) in pythons
 
 
-def newest_torch_for(driver_version: str, python: Optional[str] = None, compute_capability: Optional[str] = None,
-                     os: str = "linux", t: Optional[Tables] = None) -> Optional[TorchBuild]:
-    t = _t(t)
+def _usable_torch_variants(driver_version: str, python: Optional[str], os: str, t: Tables):
+    """(release, variant) this driver and Python can run, newest release and CUDA first."""
     for rel in sorted(t.torch, key=lambda r: vkey(r.version), reverse=True):
         if not _py_ok(rel.python, python):
             continue
         for var in sorted(rel.variants, key=lambda v: vkey(v.cuda), reverse=True):
-            if not driver_supports_cuda(driver_version, var.cuda, os, t=t):
-                continue
-            runs = variant_runs_on(var, compute_capability) if compute_capability else None
-            if runs is False:
-                continue
+            if driver_supports_cuda(driver_version, var.cuda, os, t=t):
+                yield rel, var
+
+
+def newest_torch_for(driver_version: str, python: Optional[str] = None, compute_capability: Optional[str] = None,
+                     os: str = "linux", t: Optional[Tables] = None) -> Optional[TorchBuild]:
+    t = _t(t)
+    for rel, var in _usable_torch_variants(driver_version, python, os, t):
+        runs = variant_runs_on(var, compute_capability) if compute_capability else None
+        if runs is not False:
             return TorchBuild(rel.version, var.name, var.cuda, pip_command(rel, var), runs)
     return None
 
@@ -385,3 +389,101 @@ def newest_builds_for_driver(driver_version: str, python: Optional[str] = None,
         newest_torch_for(driver_version, python, compute_capability, os, t),
         newest_tensorflow_for(driver_version, python, os, t),
     )
+
+
+# -- GPU generations: how far a GPU's driver and CUDA can ever go --------------------------------
+@dataclass(frozen=True)
+class GpuCeiling:
+    """Answer of gpu_ceiling(): the newest driver branch and CUDA a GPU can ever have."""
+
+    compute_capability: str
+    architecture: str
+    last_driver_branch: Optional[int]  # None: still supported by new drivers
+    last_cuda_major: Optional[int]  # the newest CUDA major whose toolkit builds for it
+    newest_cuda_full: Optional[str]  # newest CUDA whose own driver is in the last branch (PTX JIT works)
+    newest_cuda: Optional[str]  # newest CUDA runtime the last branch runs, minor version compatibility included
+    source: str
+
+    @property
+    def retired(self) -> bool:
+        return self.last_driver_branch is not None
+
+
+def gpu_generation(compute_capability: str):
+    """The generation row of a compute capability, or None when the table does not list it."""
+    from .loader import gpu_generations
+
+    if not is_dotted(compute_capability):
+        return None
+    mm = major_minor(compute_capability)
+    return next((g for g in gpu_generations() if mm in g.compute_capabilities), None)
+
+
+def _branch(driver: Optional[str]) -> Optional[int]:
+    head = (driver or "").split(".")[0]
+    return int(head) if head.isdigit() else None
+
+
+def driver_branch_fits(driver: str, branch: int) -> bool:
+    """Is a driver version ("525.60.13") from branch `branch` or an older one?"""
+    b = _branch(driver)
+    return b is not None and b <= branch
+
+
+def gpu_ceiling(compute_capability: str, os: str = "linux", t: Optional[Tables] = None) -> Optional[GpuCeiling]:
+    """How far a GPU can go: its last driver branch and the newest CUDA it can run, from the generation
+    table and the driver table. None when its architecture is not in the generation table."""
+    gen = gpu_generation(compute_capability)
+    if gen is None:
+        return None
+    full = newest = None
+    if gen.last_driver_branch is not None:
+        t = _t(t)
+        o = _os(os)
+        ok_full = [c for c in cuda_versions(t) if any(
+            driver_branch_fits(r.linux if o == "linux" else (r.windows or ""), gen.last_driver_branch)
+            for r in toolkit_releases(c, t)[:1])]
+        full = ok_full[-1] if ok_full else None
+        ok = list(ok_full)
+        for m in t.minor_version_compat:
+            if driver_branch_fits(m.linux if o == "linux" else (m.windows or ""), gen.last_driver_branch):
+                ok += [c for c in cuda_versions(t) if major(c) == m.cuda_major]
+        newest = max(ok, key=vkey) if ok else None
+        if gen.last_cuda_major is not None:  # a runtime the toolkit cannot build kernels for is no use
+            ok_toolkit = [c for c in ok if major(c) <= gen.last_cuda_major]
+            newest = max(ok_toolkit, key=vkey) if ok_toolkit else None
+            full = full if full and major(full) <= gen.last_cuda_major else newest
+    return GpuCeiling(major_minor(compute_capability), gen.architecture, gen.last_driver_branch, gen.last_cuda_major,
+                      full, newest, gen.source)
+
+
+def cuda_runs_on_gpu(cuda: str, compute_capability: str) -> Optional[bool]:
+    """Can a build for CUDA `cuda` have kernels for this GPU at all? False when the GPU's architecture
+    left the toolkit before that CUDA major (a CUDA 12 build on a Kepler GPU); None when unknown."""
+    gen = gpu_generation(compute_capability)
+    if gen is None or not is_dotted(cuda):
+        return None
+    if gen.last_cuda_major is not None and major(cuda) > gen.last_cuda_major:
+        return False
+    if gen.first_cuda and vkey(major_minor(cuda)) < vkey(gen.first_cuda):
+        return False
+    return True
+
+
+def newest_torch_with_kernels(driver_version: str, compute_capability: str, python: Optional[str] = None,
+                              os: str = "linux", t: Optional[Tables] = None) -> Optional[TorchBuild]:
+    """Newest PyTorch build this driver runs whose sourced arch list covers the GPU (unknown lists skipped)."""
+    for rel, var in _usable_torch_variants(driver_version, python, os, _t(t)):
+        if variant_runs_on(var, compute_capability):
+            return TorchBuild(rel.version, var.name, var.cuda, pip_command(rel, var), True)
+    return None
+
+
+def arch_deprecated_in(cuda: str, compute_capability: str, t: Optional[Tables] = None) -> bool:
+    """Is this compute capability deprecated (or dropped) in the toolkit series of `cuda`? Builds for such
+    a series may well leave it out, so only a sourced arch list can say that they have its kernels."""
+    b = cuda_build_archs(cuda, t)
+    if b is None or not is_dotted(compute_capability):
+        return False
+    cc = major_minor(compute_capability)
+    return cc in b.deprecated or cc in b.dropped or b.can_build_for(cc) is False

@@ -30,6 +30,8 @@ class LibraryCopy:
     cuda_major: Optional[int] = None  # the CUDA major this copy belongs to, where its soname proves it
     package: Optional[str] = None  # the wheel it came from, e.g. nvidia-cuda-runtime-cu12 12.9.79
     load_error: Optional[str] = None  # dlerror text when loading this file by its path failed
+    archs: List[str] = field(default_factory=list)  # sm_XX/compute_XX of its fat binaries (cuBLAS, cuDNN); [] unknown
+    archs_from: List[str] = field(default_factory=list)  # the files they were read from (cuDNN keeps kernels in siblings)
 
 
 @dataclass

@@ -114,12 +114,19 @@ def cuda_lib_dirs(root: str) -> List[str]:
 
 
 def site_packages_dirs(site_packages: Sequence[str]) -> List[Tuple[str, str]]:
+    """The wheel folders, then torch/lib: where torch's loader looks. libtorch_cuda.so's RUNPATH is
+    $ORIGIN/../../nvidia/<lib>/lib for each CUDA wheel and then $ORIGIN (torch/lib, where wheels up to
+    1.12 bundled cuDNN); torch/__init__.py's _preload_cuda_deps falls back to <sys.path>/nvidia/<lib>/lib."""
     dirs: List[Tuple[str, str]] = []
     for sp in site_packages:
         cu13 = os.path.join(sp, "nvidia", "cu13", "lib")
         wheel_libs = sorted(glob.glob(os.path.join(sp, "nvidia", "*", "lib")))
         for d in ([cu13] if cu13 in wheel_libs else []) + [d for d in wheel_libs if d != cu13]:
             dirs.append((d, "site-packages"))
+    for sp in site_packages:
+        torch_lib = os.path.join(sp, "torch", "lib")
+        if os.path.isdir(torch_lib):
+            dirs.append((torch_lib, "site-packages"))
     return dirs
 
 
@@ -495,6 +502,43 @@ def _status(result: ChildResult) -> ProbeStatus:
     return ProbeStatus(result.name, result.status, result.duration_s, result.error, result.stderr_tail)
 
 
+# -- GPU architectures of the math libraries ------------------------------------------------------------
+
+ARCH_FAMILIES = ("cublasLt", "cublas", "cudnn")  # the libraries that carry most kernels a framework runs
+
+
+def arch_files(copy: LibraryCopy, family: str) -> List[str]:
+    """The files holding a library's kernels: itself, and for cuDNN (8 and 9 are a small dispatcher)
+    the sub-libraries next to it: libcudnn_ops*.so.9, libcudnn_engines_precompiled.so.9, ..."""
+    files = [copy.real_path]
+    if family == "cudnn":
+        major = copy.soname.rsplit(".so.", 1)[-1]
+        folder = os.path.dirname(copy.path)
+        files += sorted({os.path.realpath(p) for p in glob.glob(os.path.join(folder, "libcudnn_*.so.%s*" % major))})
+    return files
+
+
+def fill_archs(families: Dict[str, List[LibraryCopy]], deadline: float) -> None:
+    """Each math library copy's fat binary architectures (headers only), within one overall deadline."""
+    from .frameworks.fatbin import cc_key, read_fatbin_archs
+
+    for family in ARCH_FAMILIES:
+        for copy in families.get(family, []):
+            sass: List[str] = []
+            ptx: List[str] = []
+            for path in arch_files(copy, family):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                found = read_fatbin_archs(path, deadline_s=min(left, 2.0))
+                if found.error is None and (found.sass or found.ptx):
+                    copy.archs_from.append(path)
+                    sass += [c for c in found.sass if c not in sass]
+                    ptx += [c for c in found.ptx if c not in ptx]
+            copy.archs = ["sm_" + c.replace(".", "") for c in sorted(sass, key=cc_key)] + \
+                ["compute_" + c.replace(".", "") for c in sorted(ptx, key=cc_key)]
+
+
 # -- the probe ----------------------------------------------------------------------------------------
 
 def search_dirs(ctx: ProbeContext, site_packages: Sequence[str], prefix: Optional[str],
@@ -566,6 +610,7 @@ def probe_libraries(ctx: ProbeContext) -> Tuple[LibrariesFacts, List[ProbeStatus
         if not facts.dlopen_checked:
             facts.dlopen_skipped_reason = "the dlopen child %s: %s" % (result.status, result.error or "no answer")
         statuses.append(_status(result))
+        fill_archs(families, deadline=time.monotonic() + min(ctx.timeout, 4.0))
     facts.libdevice = find_libdevice(ctx.env, site_packages, conda, roots)
     facts.libraries = [LibraryFacts(name=s.name, copies=families.get(s.name, []),
                                     loader_resolution=resolutions.get(s.name, [])) for s in LIBRARIES]

@@ -6,6 +6,7 @@ from typing import List, Optional
 
 from ..facts import Facts
 from ..model import Finding
+from . import companions, torch_libraries
 from . import (compatibility, framework_builds, framework_libraries, frameworks, hardware, kernel_driver, libraries,
                runtime_test, userspace_driver, visibility)
 from . import memory, toolchain
@@ -19,8 +20,10 @@ RULES: List[Rule] = [
     *libraries.RULES,
     *toolchain.RULES,
     *framework_libraries.RULES,
+    *torch_libraries.RULES,
     *framework_builds.RULES,
     *frameworks.RULES,
+    *companions.RULES,
     *compatibility.RULES,
     *memory.RULES,
     *runtime_test.RULES,

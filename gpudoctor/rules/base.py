@@ -15,9 +15,11 @@ from ..model import Finding, Severity
 class Prior:
     def __init__(self) -> None:
         self._findings: Dict[str, Finding] = {}
+        self._every: List[Finding] = []
 
     def add(self, finding: Finding) -> None:
         self._findings.setdefault(finding.code, finding)
+        self._every.append(finding)
 
     def has(self, code: str) -> bool:
         return code in self._findings
@@ -33,8 +35,26 @@ class Prior:
                 return code
         return None
 
+    def first_error_for(self, framework: str, *codes: str) -> Optional[str]:
+        """Like first_error, but only findings about this framework or about the machine as a whole count:
+        a symptom of TensorFlow is not caused by PyTorch's wrong build (caused_by means that fixing the
+        cause fixes the symptom)."""
+        for code in codes:
+            for f in self._every:
+                if f.code == code and f.severity == Severity.ERROR and _about(f, framework):
+                    return code
+        return None
+
     def all(self) -> List[Finding]:
         return list(self._findings.values())
+
+
+def _about(finding: Finding, framework: str) -> bool:
+    """Is a finding about this framework, or about no framework in particular (driver, libraries)?"""
+    named = finding.evidence.get("framework") or finding.evidence.get("frameworks")
+    if not named:
+        return True
+    return framework in ([named] if isinstance(named, str) else list(named))
 
 
 Rule = Callable[[Facts, Prior], Iterable[Finding]]

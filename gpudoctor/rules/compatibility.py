@@ -31,6 +31,7 @@ def recommendation(facts: Facts, prior: Prior) -> Iterable[Finding]:
     except compat.CompatDataError:
         return
     lines: List[str] = []
+    newest = _only_builds_with_kernels(newest, version, facts)
     if newest.torch:
         lines.append(f"PyTorch {newest.torch.version} ({newest.torch.variant}): "
                      f"{with_target_pip(facts, newest.torch.command)}")
@@ -46,10 +47,32 @@ def recommendation(facts: Facts, prior: Prior) -> Iterable[Finding]:
     detail += "; the newest builds for this machine"
     if facts.system.python_version:
         detail += f" and Python {facts.system.python_version}"
-    detail += " are listed in the fix."
+    detail += " are listed in the fix." if lines else \
+        ": gpudoctor's tables list no PyTorch or TensorFlow build that fits them (driver, Python and GPU)."
     yield make_finding("recommendation", detail, fix=lines, evidence={
         "driver": version, "python": facts.system.python_version, "newest_cuda": newest.cuda,
         "newest_cuda_full": newest.cuda_full})
+
+
+def _only_builds_with_kernels(newest: compat.NewestBuilds, driver: str, facts: Facts) -> compat.NewestBuilds:
+    """For a GPU whose architecture the recommended build's CUDA deprecates (a Kepler GPU and a CUDA 11
+    build), only a sourced arch list can promise kernels: otherwise the recommendation is dropped."""
+    gpus = [g.compute_capability for g in facts.gpus if g.compute_capability]
+    torch, tf = newest.torch, newest.tensorflow
+    deprecated = [cc for cc in gpus if torch and compat.arch_deprecated_in(torch.cuda, cc)]
+    if torch and deprecated and not torch.arch_checked:
+        torch = compat.newest_torch_with_kernels(driver, deprecated[0], facts.system.python_version)
+        if torch and not all(compat.arch_entries_run_on(_variant_arch_list(torch), cc) for cc in gpus):
+            torch = None
+    if tf and any(compat.arch_deprecated_in(tf.cuda, cc) for cc in gpus):
+        tf = None  # TensorFlow's tables carry no arch lists
+    return compat.NewestBuilds(newest.driver_version, newest.cuda, newest.cuda_full, torch, tf)
+
+
+def _variant_arch_list(build: compat.TorchBuild) -> List[str]:
+    release = compat.torch_release(build.version)
+    variant = release.variant(build.variant) if release else None
+    return list(variant.arch_list) if variant else []
 
 
 RULES = [recommendation]

@@ -326,7 +326,7 @@ def import_failures(facts: Facts, prior: Prior) -> Iterable[Finding]:
                 "The %s probe died during '%s' (%s), after %s imported."
                 % (fw.display_name, live.phase, live.signal or "exit without an answer", label(fw)),
                 title="%s probe crashed" % fw.display_name, evidence=dict(evidence, signal=live.signal),
-                caused_by=prior.first_error(*GPU_ROOT_CAUSES),
+                caused_by=prior.first_error_for(fw.name, *GPU_ROOT_CAUSES),
                 fix=["Reproduce with `python -c \"import %s\"` and the failing step; a crash inside a CUDA "
                      "library often means mismatched driver or library files." % fw.name])
 
@@ -353,6 +353,8 @@ def _import_failed(facts: Facts, prior: Prior, fw: FrameworkFacts, evidence: dic
                                   "cuda-library-missing", "cudnn-missing", "cuda-version-mismatch")
     fix = ["%s install --force-reinstall --no-deps %s==%s  # restore the package's own files"
            % (pip(facts), fw.static.distribution or fw.name, fw.static.version or "")] if fw.static.version else []
+    if not sonames:  # a framework on a Python it has no build for fails to import: fixing the Python fixes it
+        cause = prior.first_error_for(fw.name, "python-unsupported", "platform-unsupported")
     if sonames and not cause:
         fix.insert(0, "It cannot load %s: install the package that provides it (for a pip framework, the "
                       "nvidia-* wheel it pins) or put its folder on LD_LIBRARY_PATH." % ", ".join(sonames))
@@ -374,7 +376,7 @@ def gpu_not_detected(facts: Facts, prior: Prior) -> Iterable[Finding]:
             continue
         if not _is_gpu_build(fw):
             continue
-        cause = prior.first_error(*GPU_ROOT_CAUSES)
+        cause = prior.first_error_for(fw.name, *GPU_ROOT_CAUSES)
         if cause is None and not driver_sees_gpu(facts):
             continue  # "built with CUDA, no driver": a CPU machine, or the driver layer already said why
         yield make_finding(
@@ -439,7 +441,7 @@ def gpu_ops(facts: Facts, prior: Prior) -> Iterable[Finding]:
                     "gpu-op-failed", "A tiny %s on the GPU failed in %s: %s" % (op.name, label(fw), op.error),
                     title="%s: a tiny GPU %s failed" % (fw.display_name, op.name),
                     evidence=dict(evidence, error=op.error),
-                    caused_by=prior.first_error(*GPU_ROOT_CAUSES),
+                    caused_by=prior.first_error_for(fw.name, *GPU_ROOT_CAUSES),
                     fix=["Read the error: 'no kernel image is available' means the build lacks this GPU's "
                          "architecture; 'out of memory' means the GPU is full; CUBLAS/CUDNN_STATUS errors point at "
                          "those libraries' versions."])

@@ -18,6 +18,7 @@ from ..facts.libraries import LibraryCopy, LibraryFacts
 from ..model import Finding, Severity
 from .base import Prior, Rule
 from ..versions import cuda_version_parts, version_parts
+from .gpu_generations import driver_upgrade_steps, runtime_beyond_gpus
 from .situation import any_gpu as gpu_present, driver_cuda_version, pip
 
 Version = Tuple[int, Optional[int]]  # (major, minor); minor None when only the major is known
@@ -140,7 +141,7 @@ def driver_too_old(facts: Facts, prior: Prior) -> Iterable[Finding]:
             minor.append((copy, runtime))
     base = {"driver_cuda_version": code, "driver_version": facts.driver.nvml.driver_version}
     if too_new:
-        yield _too_old_finding(too_new, driver, dict(base, runtimes=[
+        yield _too_old_finding(facts, too_new, driver, dict(base, runtimes=[
             {"path": c.real_path, "cuda": _fmt(v), "found_via": c.found_via} for c, v, _ in too_new]))
     evidence = dict(base, runtimes=[{"path": c.real_path, "cuda": _fmt(v), "found_via": c.found_via} for c, v in minor])
     if minor:
@@ -153,10 +154,19 @@ def driver_too_old(facts: Facts, prior: Prior) -> Iterable[Finding]:
                     f"compatibility. Code that JIT-compiles PTX newer than CUDA {_fmt(driver)} (or calls APIs "
                     f"added since) fails with 'the provided PTX was compiled with an unsupported toolchain'."),
             evidence=evidence,
-            fix=[f"Nothing to do unless PTX JIT fails; then upgrade the driver to one for CUDA {_fmt(newest)} or newer."])
+            fix=_minor_compat_fix(facts, newest))
 
 
-def _too_old_finding(too_new: List[Tuple[LibraryCopy, Version, bool]], driver: Version,
+def _minor_compat_fix(facts: Facts, newest: Version) -> List[str]:
+    needed = compat.min_driver_for_cuda(_fmt(newest)) if newest[1] is not None else None
+    step = f"Nothing to do unless PTX JIT fails; then upgrade the driver to one for CUDA {_fmt(newest)} or newer."
+    if needed is None or not needed.toolkit_driver:
+        return [step]
+    steps = driver_upgrade_steps(facts, needed.toolkit_driver, step)
+    return steps if steps == [step] else ["Nothing to do unless PTX JIT fails. " + steps[0]]
+
+
+def _too_old_finding(facts: Facts, too_new: List[Tuple[LibraryCopy, Version, bool]], driver: Version,
                      evidence: Dict[str, object]) -> Finding:
     in_use = [(c, v) for c, v, used in too_new if used]
     shown = in_use or [(c, v) for c, v, _ in too_new]
@@ -171,7 +181,8 @@ def _too_old_finding(too_new: List[Tuple[LibraryCopy, Version, bool]], driver: V
                   f"installed here cannot run on it: {listing}. Programs that use it (built with that "
                   f"toolkit, or loading its libcudart) get error 35; frameworks that bring their own CUDA "
                   f"runtime are not affected.")
-    fix = [_upgrade_step(newest),
+    fix = [_upgrade_step(newest) if not runtime_beyond_gpus(facts, _fmt(newest)) else
+           "No driver can run it here: " + runtime_beyond_gpus(facts, _fmt(newest)) + ".",
            f"Or keep this driver and install builds for CUDA {driver[0]} (e.g. the *-cu{driver[0]} wheels "
            f"of your framework) instead of CUDA {newest[0]}."]
     if not in_use:

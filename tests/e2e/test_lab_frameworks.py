@@ -64,13 +64,19 @@ def test_torch_built_for_cuda_124_on_driver_470(lab, tmp_path):
     assert "525.60.13" in too_old["fix"][0]
 
 
-def test_tensorflow_114_with_only_cuda_101_on_ld_library_path(lab, tmp_path):
+def tensorflow_114_with_cuda_101(lab, tmp_path):
+    """`check --quick` of TensorFlow 1.14 on driver 418 with only a CUDA 10.1 toolkit on LD_LIBRARY_PATH."""
     fake_tensorflow_114(tmp_path / "site")
     cuda101 = cuda_101_toolkit(tmp_path / "cuda-10.1" / "lib64")
     machine = scenarios.driver_418()
     libdir = lab.machine(machine)["LD_LIBRARY_PATH"]
     rc, report, stderr = lab.run_check(machine, "--quick", env_extra={
         "PYTHONPATH": str(tmp_path / "site"), "LD_LIBRARY_PATH": os.pathsep.join([libdir, cuda101])})
+    return rc, report, stderr, cuda101
+
+
+def test_tensorflow_114_with_only_cuda_101_on_ld_library_path(lab, tmp_path):
+    rc, report, stderr, cuda101 = tensorflow_114_with_cuda_101(lab, tmp_path)
     found = findings_of(report)
     assert rc == 1, stderr
     mismatch = found["cuda-version-mismatch"]

@@ -121,7 +121,7 @@ def test_python_313_with_tensorflow_215():
     facts.system.python_version = "3.13.1"
     found = finding(facts, "python-unsupported")
     assert "3.9, 3.10, 3.11" in found.detail and "3.13.1" in found.detail
-    assert any("tensorflow==" in step for step in found.fix)
+    assert any("tensorflow==" in step or "tensorflow[and-cuda]==" in step for step in found.fix)
 
 
 def test_tensorflow_211_gpu_on_native_windows():

@@ -15,9 +15,12 @@ from _gpudoctor_child import emit, open_channel
 
 # Distributions whose details (location, installer, requirements) matter to the rules.
 DETAIL_PREFIXES = ("torch", "pytorch", "tensorflow", "tf-nightly", "tf-", "keras", "jax", "cupy", "nvidia-",
-                   "triton", "pytorch-triton", "tensorrt", "intel-extension-for")
+                   "triton", "pytorch-triton", "tensorrt", "intel-extension-for", "xformers")
 REQUIRES_OF = ("torch", "tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tf-nightly",
-               "tensorflow-macos", "jax", "jaxlib", "cupy")
+               "tensorflow-macos", "jax", "jaxlib", "cupy",
+               # companions built for one framework release (rules/companions.py)
+               "torchvision", "torchaudio", "torchtext", "torchdata", "xformers", "keras", "tf-keras",
+               "jax-cuda11-plugin", "jax-cuda12-plugin", "jax-cuda13-plugin", "jax-cuda12-pjrt", "jax-cuda13-pjrt")
 FRAMEWORK_PACKAGES = ("torch", "tensorflow", "jax", "jaxlib", "cupy", "jax_plugins")
 CONDA_PREFIXES = ("cudatoolkit", "cuda-", "cudnn", "libcudnn", "nccl", "libnccl", "libcublas", "libcufft",
                   "libcurand", "libcusolver", "libcusparse", "libnvjitlink", "pytorch", "tensorflow", "jax",

@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ...facts.frameworks import Distribution, FrameworkFacts, FrameworksFacts, FrameworkStatic, SonameNeed
 from .elf import read_dynamic
+from .fatbin import framework_archs
 
 TF_DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow-gpu", "tf-nightly-cpu", "tf-nightly-gpu", "tf-nightly",
                     "tensorflow", "tensorflow-intel", "tensorflow-macos", "tensorflow-aarch64")
@@ -36,8 +37,22 @@ def read_static(facts: FrameworksFacts, dirs: Dict[str, str]) -> Dict[str, Frame
             static = FrameworkStatic(name=name, installed=True, package_dir=dirs.get(name),
                                      error="cannot read build facts: %r" % (exc,))
         if static is not None:
+            _fatbin_archs(static)
             out[name] = FrameworkFacts(name=name, static=static)
     return out
+
+
+def _fatbin_archs(static: FrameworkStatic) -> None:
+    """The architectures the installed CUDA library really carries: the build's own answer to "does
+    it have kernels for this GPU", read from its fat binaries (headers only)."""
+    if static.build != "cuda" or static.cuda_compute_capabilities:
+        return  # TensorFlow's build_info already lists them: no need to walk a gigabyte library
+    archs = framework_archs(static.name, static.package_dir)
+    if archs is None:
+        return
+    static.details["fatbin"] = {"path": archs.path, "arch_list": archs.arch_list(), "complete": archs.complete}
+    static.cuda_compute_capabilities = archs.arch_list()
+    static.details["arch_source"] = "fat binaries of " + archs.path
 
 
 def literal_assignments(path: str) -> Dict[str, Any]:
