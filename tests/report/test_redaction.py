@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gpudoctor.privacy import (ENV_ALLOWLIST, Identity, Redactor, collect_allowed_env, identity_of_this_machine,
@@ -148,6 +148,8 @@ def test_secret_shapes(text):
                       max_size=40),
        name=st.sampled_from(["HF_TOKEN", "NGC_API_KEY", "DB_PASSWORD", "CLIENT_SECRET", "SERVICE_KEY"]))
 def test_any_value_of_a_secret_named_variable_is_redacted(secret, name):
+    skeleton = json.dumps(redact_report({"facts": {"x": {name: ""}, "log": f"{name}="}, "findings": []}, IDENTITY))
+    assume(secret not in skeleton)  # a "secret" such as "findings" is in the report's own key names
     assert secret not in json.dumps(redact_report({"facts": {"x": {name: secret}, "log": f"{name}={secret}"},
                                                    "findings": []}, IDENTITY))
 
