@@ -329,11 +329,20 @@ def _usable_torch_variants(driver_version: str, python: Optional[str], os: str, 
                 yield rel, var
 
 
+def needs_known_arch(cuda: str, compute_capability: str, t: Optional[Tables] = None) -> bool:
+    """A retired architecture (a Kepler GPU), or one this CUDA series deprecates: builds often leave it
+    out, so an unknown arch list is not a yes."""
+    gen = gpu_generation(compute_capability)
+    return (gen is not None and gen.last_driver_branch is not None) or arch_deprecated_in(cuda, compute_capability, t)
+
+
 def newest_torch_for(driver_version: str, python: Optional[str] = None, compute_capability: Optional[str] = None,
                      os: str = "linux", t: Optional[Tables] = None) -> Optional[TorchBuild]:
     t = _t(t)
     for rel, var in _usable_torch_variants(driver_version, python, os, t):
         runs = variant_runs_on(var, compute_capability) if compute_capability else None
+        if runs is None and compute_capability and needs_known_arch(var.cuda, compute_capability, t):
+            continue
         if runs is not False:
             return TorchBuild(rel.version, var.name, var.cuda, pip_command(rel, var), runs)
     return None
