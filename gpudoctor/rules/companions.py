@@ -181,7 +181,8 @@ def _fix(facts: Facts, installed: Dict[str, Distribution], framework: str, fw: O
     if framework == "jax":
         plugins = [m for m in (_JAX_PLUGIN.match(k) for k in installed) if m]
         extra = "[cuda%s]" % plugins[0].group(1) if plugins else ""
-        return [f'{pip(facts)} install -U "jax{extra}=={base}"  # jaxlib and the CUDA plugin at the versions jax {base} requires']
+        return [f'{pip(facts)} install -U "jax{extra}=={base}"'
+                f"  # jaxlib and the CUDA plugin at the versions jax {base} requires"]
     steps: List[str] = []
     pins = [m for m in group if m.kind == "framework-pin"]
     rest = [m for m in group if m.kind in ("pin", "variant")]

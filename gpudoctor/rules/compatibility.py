@@ -58,7 +58,8 @@ def recommendation(facts: Facts, prior: Prior) -> Iterable[Finding]:
 
 
 def _unconfirmed_gpus(facts: Facts, cuda: str) -> List[str]:
-    return sorted({g.compute_capability for g in facts.gpus if g.compute_capability and compat.needs_known_arch(cuda, g.compute_capability)})
+    return sorted({g.compute_capability for g in facts.gpus
+                   if g.compute_capability and compat.needs_known_arch(cuda, g.compute_capability)})
 
 
 def _only_builds_with_kernels(newest: compat.NewestBuilds, driver: str, facts: Facts) -> compat.NewestBuilds:
