@@ -144,3 +144,16 @@ def test_library_archs_of_debians_libcublas_11(real_libs):
     [copy] = [c for c in families["cublas"] if c.real_path == os.path.realpath(found[0])]
     assert copy.archs[0] == "sm_35" and "sm_90" in copy.archs and copy.archs[-1] == "compute_90"
     assert time.monotonic() - started < 2.0  # headers only: an 80 MB library costs milliseconds
+
+
+def test_jax_plugin_and_cupy_extension_are_found_next_to_their_packages(tmp_path):
+    from gpudoctor.probes.frameworks.fatbin import framework_archs
+
+    site = tmp_path / "site"
+    write_cuda_library(site / "jax_plugins" / "xla_cuda12" / "xla_cuda_plugin.so", sass=[52, 60, 70, 80, 90], ptx=[90])
+    (site / "jax").mkdir()
+    assert framework_archs("jax", str(site / "jax")).arch_list()[0] == "sm_52"
+    write_cuda_library(site / "cupy" / "cuda" / "cub.cpython-311-x86_64-linux-gnu.so", sass=[60, 70], ptx=[70])
+    archs = framework_archs("cupy", str(site / "cupy"))
+    assert archs.arch_list() == ["sm_60", "sm_70", "compute_70"] and archs.path.endswith("linux-gnu.so")
+    assert framework_archs("torch", str(site / "torch")) is None  # nothing installed: nothing claimed
