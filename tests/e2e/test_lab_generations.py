@@ -36,7 +36,7 @@ def test_kepler_k80_with_cuda_12_torch(lab, tmp_path):
     assert rc == 1, stderr
     found = findings_of(report)
     arch = found["gpu-arch-unsupported"]
-    assert arch["severity"] == "error" and arch is report["findings"][0] or report["findings"][0]["code"] != "driver-too-old"
+    assert arch["severity"] == "error" and report["findings"][0]["code"] == "gpu-arch-unsupported"  # root cause first
     assert "PyTorch 2.4.1+cu121" in arch["detail"] and "Tesla K80" in arch["detail"]
     assert "Kepler" in arch["detail"] and "R470" in arch["detail"]
     assert arch["evidence"]["source"].startswith("https://docs.nvidia.com/")
