@@ -96,3 +96,23 @@ def test_compat_gpu_says_how_far_a_kepler_gpu_goes():
     rc, out, err = gpudoctor("compat", "gpu", "NVIDIA GeForce GTX 1080 Ti", "--json")
     support = json.loads(out)["support"]
     assert support["last_driver_branch"] == 580 and support["last_cuda_major"] == 12
+
+
+def test_kepler_k80_with_cuda_12_torch_and_its_wheels(lab, tmp_path):
+    """The real install: torch cu121 with its nvidia-*-cu12 wheels. The CUDA 12 runtime is there because of
+    the torch build, so it is one finding (the build), whose fix also removes the wheels."""
+    from tests.e2e.test_lab_torch_libraries import torch_241
+    from tests.e2e.test_lab_frameworks import write
+
+    site = tmp_path / "site"
+    torch_241(site)
+    for name, version in (("nvidia-cuda-runtime-cu12", "12.1.105"), ("nvidia-cudnn-cu12", "9.1.0.70")):
+        write(site / f"{name.replace('-', '_')}-{version}.dist-info" / "METADATA",
+              f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    rc, report, stderr = lab.run_check(k80_driver_470(), "--quick", env_extra={"PYTHONPATH": str(site)})
+    assert rc == 1, stderr
+    errors = [f for f in report["findings"] if f["severity"] == "error"]
+    assert [f["code"] for f in errors] == ["gpu-arch-unsupported"], errors
+    assert errors[0]["fix"][-1] == "Remove the CUDA 12 libraries this build brought (no driver for this GPU runs them): " \
+                                   "`pip uninstall -y nvidia-cuda-runtime-cu12 nvidia-cudnn-cu12`"
+    no_driver_upgrade_asked(report)
