@@ -6,6 +6,7 @@ must treat "unknown" differently from "no".
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
@@ -198,8 +199,15 @@ def gpu_by_name(name: str, t: Optional[Tables] = None) -> Optional[GpuInfo]:
             if best is None or len(have) > len(_norm_gpu(best.name)):
                 best = g
     if best is None:
-        return None
+        board = _BOARD_SUFFIX.match(name.strip())
+        return gpu_by_name(board.group(1), t) if board else None
     return GpuInfo(best.name, best.compute_capability, architecture_of(best.compute_capability, t), best.kind, best.source)
+
+
+# NVML names some Tesla boards by form factor: "Tesla K40m" (module), "Tesla K40c" / "Tesla K20c" (card) are
+# the Tesla K40 / K20 of NVIDIA's list. Only a lower-case letter after the model number is a board suffix:
+# an upper-case "M" is a different (mobile) GPU, "Quadro M2000M".
+_BOARD_SUFFIX = re.compile(r"^((?:NVIDIA )?Tesla [A-Z]\d+)[mcs]$")
 
 
 def architecture_of(compute_capability: str, t: Optional[Tables] = None) -> Optional[str]:

@@ -78,7 +78,8 @@ def gpudoctor(*argv):
 @pytest.mark.parametrize("old, new", [("Tesla K80", "NVIDIA Tesla K80"),
                                       ("GeForce GTX 1080 Ti", "NVIDIA GeForce GTX 1080 Ti"),
                                       ("GeForce RTX 2080 Ti", "NVIDIA GeForce RTX 2080 Ti"),
-                                      ("Tesla V100-SXM2-16GB", "NVIDIA V100-SXM2-16GB")])
+                                      ("Tesla V100-SXM2-16GB", "NVIDIA V100-SXM2-16GB"),
+                                      ("Tesla K40m", "Tesla K40"), ("Tesla K20c", "Tesla K20")])
 def test_compat_gpu_resolves_old_and_new_driver_spellings(old, new):
     answers = []
     for name in (old, new):
@@ -87,6 +88,11 @@ def test_compat_gpu_resolves_old_and_new_driver_spellings(old, new):
         answers.append(json.loads(out))
     assert answers[0]["matched"] == answers[1]["matched"]
     assert answers[0]["compute_capability"] == answers[1]["compute_capability"]
+
+
+def test_an_upper_case_m_is_another_gpu_not_a_board_suffix():
+    rc, out, err = gpudoctor("compat", "gpu", "Quadro M2000M")
+    assert rc != 0 and "not in the tables" in err
 
 
 def test_compat_gpu_says_how_far_a_kepler_gpu_goes():
