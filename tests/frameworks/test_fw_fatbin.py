@@ -157,3 +157,22 @@ def test_jax_plugin_and_cupy_extension_are_found_next_to_their_packages(tmp_path
     archs = framework_archs("cupy", str(site / "cupy"))
     assert archs.arch_list() == ["sm_60", "sm_70", "compute_70"] and archs.path.endswith("linux-gnu.so")
     assert framework_archs("torch", str(site / "torch")) is None  # nothing installed: nothing claimed
+
+
+def test_a_walk_cut_short_makes_no_claim(tmp_path):
+    """Reading stops at the entry budget: the partial list is kept as a detail, never used as the arch list."""
+    from gpudoctor.facts.frameworks import FrameworkStatic
+    from gpudoctor.probes.frameworks import fatbin, static
+
+    site = tmp_path / "site"
+    write_cuda_library(site / "torch" / "lib" / "libtorch_cuda.so", sass=[50, 60, 70, 80, 90], blobs=3)
+    torch = FrameworkStatic(name="torch", installed=True, build="cuda", package_dir=str(site / "torch"))
+    budget = fatbin.MAX_ENTRIES
+    fatbin.MAX_ENTRIES = 4
+    try:
+        static._fatbin_archs(torch)
+    finally:
+        fatbin.MAX_ENTRIES = budget
+    assert torch.details["fatbin"]["complete"] is False and torch.cuda_compute_capabilities == []
+    static._fatbin_archs(torch)
+    assert torch.cuda_compute_capabilities == ["sm_50", "sm_60", "sm_70", "sm_80", "sm_90"]
