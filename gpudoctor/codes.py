@@ -233,8 +233,12 @@ CATALOG: Dict[str, CodeInfo] = {
         _c("gpu-arch-unsupported", L.COMPATIBILITY, E, "The framework build has no kernels for this GPU",
            "The GPU's compute capability is not in the build's arch list and no PTX in it can be "
            "JIT-compiled ('no kernel image is available for execution on the device').",
-           "Compares the GPU's compute capability with the framework build's arch list.",
-           "Install a build that supports this GPU (named in the fix)."),
+           "Compares the GPU's compute capability with the build's arch list: torch.cuda.get_arch_list() live, "
+           "else the fat binaries (.nv_fatbin headers) of its installed CUDA library and of the cuBLAS/cuDNN it "
+           "loads, build_info.py, the compat tables, or the GPU generation table (a CUDA 12 build has no Kepler "
+           "kernels: CUDA 12 toolkits no longer build for them).",
+           "Install a build that supports this GPU (named in the fix), or learn that none is known; never a "
+           "driver the GPU cannot take (a Kepler GPU's last driver branch is R470)."),
         _c("python-unsupported", L.COMPATIBILITY, E, "This Python version is not supported by the framework release",
            "The framework release publishes no wheels for this Python.",
            "Compares the target interpreter's version with the compat tables.",
@@ -268,9 +272,10 @@ CATALOG: Dict[str, CodeInfo] = {
            "Install the CUDA build (the command is in the finding)."),
         _c("conflicting-packages", L.FRAMEWORK, E, "Packages that conflict are installed together",
            "tensorflow + tensorflow-gpu, two torch distributions, mixed -cu11/-cu12 nvidia wheels: "
-           "the files of one overwrite the other's.",
-           "Installed distributions from metadata.",
-           "Uninstall all of them and install one."),
+           "the files of one overwrite the other's. Or a companion built for another release: torchvision "
+           "for another torch (or CUDA variant), keras for another TensorFlow, jaxlib for another jax.",
+           "Installed distributions from metadata: their Requires-Dist pins and +cuXXX local versions.",
+           "Uninstall all of them and install one; for companions, the one install command that aligns them."),
         _c("package-removed", L.FRAMEWORK, E, "A package name that no longer provides builds is asked for",
            "Some names are placeholders that only raise an error: `tensorflow-gpu` was removed (its last "
            "releases refuse to install and say to use `tensorflow`; GPU support is in `tensorflow` itself, "

@@ -22,7 +22,7 @@ from .queries import (
     variant_runs_on,
 )
 from .queries import (GpuCeiling, arch_deprecated_in, cuda_runs_on_gpu, driver_branch_fits, gpu_ceiling, gpu_generation,
-                      newest_torch_with_kernels)
+                      needs_known_arch, newest_torch_with_kernels)
 from .loader import gpu_generations
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -6,6 +6,7 @@ must treat "unknown" differently from "no".
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional, Sequence, Tuple
 
@@ -198,8 +199,15 @@ def gpu_by_name(name: str, t: Optional[Tables] = None) -> Optional[GpuInfo]:
             if best is None or len(have) > len(_norm_gpu(best.name)):
                 best = g
     if best is None:
-        return None
+        board = _BOARD_SUFFIX.match(name.strip())
+        return gpu_by_name(board.group(1), t) if board else None
     return GpuInfo(best.name, best.compute_capability, architecture_of(best.compute_capability, t), best.kind, best.source)
+
+
+# NVML names some Tesla boards by form factor: "Tesla K40m" (module), "Tesla K40c" / "Tesla K20c" (card) are
+# the Tesla K40 / K20 of NVIDIA's list. Only a lower-case letter after the model number is a board suffix:
+# an upper-case "M" is a different (mobile) GPU, "Quadro M2000M".
+_BOARD_SUFFIX = re.compile(r"^((?:NVIDIA )?Tesla [A-Z]\d+)[mcs]$")
 
 
 def architecture_of(compute_capability: str, t: Optional[Tables] = None) -> Optional[str]:
@@ -329,11 +337,20 @@ def _usable_torch_variants(driver_version: str, python: Optional[str], os: str, 
                 yield rel, var
 
 
+def needs_known_arch(cuda: str, compute_capability: str, t: Optional[Tables] = None) -> bool:
+    """A retired architecture (a Kepler GPU), or one this CUDA series deprecates: builds often leave it
+    out, so an unknown arch list is not a yes."""
+    gen = gpu_generation(compute_capability)
+    return (gen is not None and gen.last_driver_branch is not None) or arch_deprecated_in(cuda, compute_capability, t)
+
+
 def newest_torch_for(driver_version: str, python: Optional[str] = None, compute_capability: Optional[str] = None,
                      os: str = "linux", t: Optional[Tables] = None) -> Optional[TorchBuild]:
     t = _t(t)
     for rel, var in _usable_torch_variants(driver_version, python, os, t):
         runs = variant_runs_on(var, compute_capability) if compute_capability else None
+        if runs is None and compute_capability and needs_known_arch(var.cuda, compute_capability, t):
+            continue
         if runs is not False:
             return TorchBuild(rel.version, var.name, var.cuda, pip_command(rel, var), runs)
     return None

@@ -531,6 +531,8 @@ def fill_archs(families: Dict[str, List[LibraryCopy]], deadline: float) -> None:
                 if left <= 0:
                     return
                 found = read_fatbin_archs(path, deadline_s=min(left, 2.0))
+                if not found.complete:
+                    return  # out of time: a partial list could miss an architecture, so claim none
                 if found.error is None and (found.sass or found.ptx):
                     copy.archs_from.append(path)
                     sass += [c for c in found.sass if c not in sass]

@@ -163,6 +163,20 @@ def _finding(facts: Facts, installed: Dict[str, Distribution], framework: str, g
                                                   "reason": m.reason} for m in group]})
 
 
+def _jax_extra(jax: Distribution, installed: Dict[str, Distribution]) -> str:
+    """"[cuda12]": the extra of jax's own metadata that requires the CUDA plugin installed here."""
+    plugins = {k for k in installed if _JAX_PLUGIN.match(k)}
+    for line in jax.requires:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            continue
+        found = _EXTRA.search(str(req.marker)) if req.marker is not None else None
+        if found and normalize_name(req.name) in plugins:
+            return f"[{found.group(1)}]"
+    return ""
+
+
 def _torch_index(torch: Distribution) -> str:
     """` --index-url ...` of the installed torch's CUDA variant, when the tables know it."""
     tag = _CUDA_TAG.search(torch.version)
@@ -179,9 +193,9 @@ def _fix(facts: Facts, installed: Dict[str, Distribution], framework: str, fw: O
         return [f"Reinstall {', '.join(m.companion.name for m in group)} for the {framework} you use."]
     base = fw.version.split("+")[0]
     if framework == "jax":
-        plugins = [m for m in (_JAX_PLUGIN.match(k) for k in installed) if m]
-        extra = "[cuda%s]" % plugins[0].group(1) if plugins else ""
-        return [f'{pip(facts)} install -U "jax{extra}=={base}"  # jaxlib and the CUDA plugin at the versions jax {base} requires']
+        extra = _jax_extra(fw, installed)
+        return [f'{pip(facts)} install -U "jax{extra}=={base}"'
+                f"  # jaxlib and the CUDA plugin at the versions jax {base} requires"]
     steps: List[str] = []
     pins = [m for m in group if m.kind == "framework-pin"]
     rest = [m for m in group if m.kind in ("pin", "variant")]

@@ -36,8 +36,11 @@ def recommendation(facts: Facts, prior: Prior) -> Iterable[Finding]:
         lines.append(f"PyTorch {newest.torch.version} ({newest.torch.variant}): "
                      f"{with_target_pip(facts, newest.torch.command)}")
     if newest.tensorflow:
+        unconfirmed = _unconfirmed_gpus(facts, newest.tensorflow.cuda)
         lines.append(f"TensorFlow {newest.tensorflow.version} (CUDA {newest.tensorflow.cuda}): "
-                     f"{with_target_pip(facts, newest.tensorflow.command)}")
+                     f"{with_target_pip(facts, newest.tensorflow.command)}"
+                     + (f"  # kernels for compute capability {', '.join(unconfirmed)} not confirmed: check "
+                        "tf.sysconfig.get_build_info()['cuda_compute_capabilities']" if unconfirmed else ""))
     if not lines and not newest.cuda:
         return
     cuda = cuda_version_text(driver_cuda_version(facts))
@@ -54,18 +57,24 @@ def recommendation(facts: Facts, prior: Prior) -> Iterable[Finding]:
         "newest_cuda_full": newest.cuda_full})
 
 
+def _unconfirmed_gpus(facts: Facts, cuda: str) -> List[str]:
+    return sorted({g.compute_capability for g in facts.gpus
+                   if g.compute_capability and compat.needs_known_arch(cuda, g.compute_capability)})
+
+
 def _only_builds_with_kernels(newest: compat.NewestBuilds, driver: str, facts: Facts) -> compat.NewestBuilds:
-    """For a GPU whose architecture the recommended build's CUDA deprecates (a Kepler GPU and a CUDA 11
-    build), only a sourced arch list can promise kernels: otherwise the recommendation is dropped."""
+    """For a GPU of a retired architecture, or one the build's CUDA deprecates (a Kepler GPU and a CUDA 11
+    build), only a sourced arch list can promise kernels. TensorFlow's rows have none: a TensorFlow build
+    is dropped only when its CUDA cannot have kernels for the GPU at all, else flagged as unconfirmed."""
     gpus = [g.compute_capability for g in facts.gpus if g.compute_capability]
     torch, tf = newest.torch, newest.tensorflow
-    deprecated = [cc for cc in gpus if torch and compat.arch_deprecated_in(torch.cuda, cc)]
-    if torch and deprecated and not torch.arch_checked:
-        torch = compat.newest_torch_with_kernels(driver, deprecated[0], facts.system.python_version)
+    risky = [cc for cc in gpus if torch and compat.needs_known_arch(torch.cuda, cc)]
+    if torch and risky and not torch.arch_checked:
+        torch = compat.newest_torch_with_kernels(driver, risky[0], facts.system.python_version)
         if torch and not all(compat.arch_entries_run_on(_variant_arch_list(torch), cc) for cc in gpus):
             torch = None
-    if tf and any(compat.arch_deprecated_in(tf.cuda, cc) for cc in gpus):
-        tf = None  # TensorFlow's tables carry no arch lists
+    if tf and any(compat.cuda_runs_on_gpu(tf.cuda, cc) is False for cc in gpus):
+        tf = None
     return compat.NewestBuilds(newest.driver_version, newest.cuda, newest.cuda_full, torch, tf)
 
 

@@ -18,7 +18,7 @@ from ..facts.libraries import LibraryCopy
 from ..model import Finding
 from .base import Prior
 from .framework_facts import cuda_builds, installed_frameworks, label
-from .gpu_generations import build_blocked_on, driver_upgrade_steps
+from .gpu_generations import build_blocked_on, driver_upgrade_steps, wheels_of_major
 from .situation import any_gpu, cuda_version_text, driver_cuda_version, driver_version, host_driver_fix, pip, with_target_pip
 
 def torch_variant(fw: FrameworkFacts) -> Tuple[Optional[compat.TorchRelease], Optional[compat.TorchVariant]]:
@@ -166,6 +166,10 @@ def _generation_finding(fw: FrameworkFacts, facts: Facts, blocked: List[Tuple[Nv
         fix.append(step.replace("Or install", "Install", 1))
     else:
         fix.append(_no_build_statement(fw, gpu, ceiling))
+    wheels = wheels_of_major(facts, str(compat.versions.major(cuda))) if is_dotted(cuda) else []
+    if wheels:
+        fix.append(f"Remove the CUDA {compat.versions.major(cuda)} libraries this build brought (no driver for this "
+                   f"GPU runs them): `{pip(facts)} uninstall -y {' '.join(wheels)}`")
     return make_finding("gpu-arch-unsupported", detail, fix=fix, evidence={
         "framework": fw.name, "version": fw.static.version, "built_for_cuda": cuda,
         "architecture": arch, "last_cuda_major": gen.last_cuda_major if gen else None,

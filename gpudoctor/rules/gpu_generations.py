@@ -89,3 +89,23 @@ def runtime_beyond_gpus(facts: Facts, runtime: str) -> str:
         if want > top_key:
             blocked.append(ceiling_text(gpu, ceiling) + f", so CUDA {top} at most")
     return _unique(blocked)
+
+
+def wheel_of_blocked_build(facts: Facts, copy, cuda_major: int) -> bool:
+    """Is this library copy a pip wheel of a CUDA major that an installed framework build needs, where
+    that build can have no kernels for any GPU here (a cu121 torch's libcudart.so.12 on a Tesla K80)?
+    Then the framework build is the cause, and the wheel goes with it."""
+    if "site-packages" not in copy.found_via or not facts.gpus:
+        return False
+    for fw in facts.frameworks.frameworks.values():
+        cuda = fw.static.cuda_version or ""
+        if fw.static.build == "cuda" and cuda.split(".")[0] == str(cuda_major) \
+                and len(build_blocked_on(facts, cuda)) == len(facts.gpus):
+            return True
+    return False
+
+
+def wheels_of_major(facts: Facts, cuda_major: str) -> List[str]:
+    """The nvidia-*-cuNN wheels of one CUDA major installed here (what a CUDA build of a framework pulled in)."""
+    return sorted({d.name for d in facts.frameworks.distributions
+                   if d.key.startswith("nvidia-") and d.key.endswith(f"-cu{cuda_major}")})

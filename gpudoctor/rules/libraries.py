@@ -18,7 +18,7 @@ from ..facts.libraries import LibraryCopy, LibraryFacts
 from ..model import Finding, Severity
 from .base import Prior, Rule
 from ..versions import cuda_version_parts, version_parts
-from .gpu_generations import driver_upgrade_steps, runtime_beyond_gpus
+from .gpu_generations import driver_upgrade_steps, runtime_beyond_gpus, wheel_of_blocked_build
 from .situation import any_gpu as gpu_present, driver_cuda_version, pip
 
 Version = Tuple[int, Optional[int]]  # (major, minor); minor None when only the major is known
@@ -135,6 +135,8 @@ def driver_too_old(facts: Facts, prior: Prior) -> Iterable[Finding]:
         if runtime is None:
             continue
         verdict = runtime_vs_driver(runtime, driver)
+        if verdict == "too-old" and wheel_of_blocked_build(facts, copy, runtime[0]):
+            continue  # gpu-arch-unsupported names the framework build that brought it: one cause, one finding
         if verdict == "too-old":
             too_new.append((copy, runtime, chosen_by_environment(copy)))
         elif verdict == "minor-compat" and copy_in_use(cudart, copy, facts.libraries.dlopen_checked):

@@ -7,16 +7,19 @@ object file"; this names the library and the wheel torch pins for it, not only t
 
 from __future__ import annotations
 
+import os
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from .. import compat
 from ..codes import make_finding
 from ..facts import Facts
 from ..facts.frameworks import FrameworkFacts, PinCheck, normalize_name
+from ..facts.libraries import LibraryCopy
 from ..model import Finding
 from .base import Prior
 from .framework_facts import cuda_builds, label
 from .framework_libraries import missing_sonames
+from .libraries import describe_copy
 from .situation import any_gpu, pip
 
 # library family -> the nvidia-* wheel that ships it (nvidia-<name>-cuXX); only used to find torch's pin
@@ -78,4 +81,64 @@ def torch_library_fix(fw: FrameworkFacts, facts: Facts, families: List[str]) -> 
             "  # the torch wheel brings or pins its CUDA libraries"]
 
 
-RULES = [torch_sonames]
+# -- a foreign copy first on the loader's path ------------------------------------------------------
+
+def torch_copy(facts: Facts, family: str, soname: str) -> Optional[LibraryCopy]:
+    """The copy torch's loader takes for a DT_NEEDED soname: LD_LIBRARY_PATH is searched before the
+    RUNPATH of libtorch_cuda.so (the nvidia/*/lib wheels, torch/lib), which comes before the ldconfig cache."""
+    lib = facts.libraries.library(family)
+    copies = [c for c in (lib.copies if lib else []) if c.soname == soname]
+    for step in ("LD_LIBRARY_PATH", "site-packages", "conda", "ldconfig"):
+        found = next((c for c in copies if step in c.found_via), None)
+        if found is not None:
+            return found
+    return copies[0] if copies else None
+
+
+def _major_minor(version: Optional[str]) -> Optional[str]:
+    parts = (version or "").split(".")
+    return ".".join(parts[:2]) if len(parts) >= 2 and all(p.isdigit() for p in parts[:2]) else None
+
+
+def torch_foreign_libraries(facts: Facts, prior: Prior) -> Iterable[Finding]:
+    """torch pins nvidia-cudnn-cu12==9.1.0.70, but a cuDNN of another minor on LD_LIBRARY_PATH is what it
+    loads: "cuDNN version incompatibility: PyTorch was compiled against (9, 1, 0) but found runtime version"."""
+    if not any_gpu(facts) or not facts.libraries.search_dirs:
+        return
+    for fw in _torch_builds(facts):
+        pins = [p for p in facts.frameworks.pins if normalize_name(p.framework) == "torch" and p.extra is None]
+        for need in fw.static.sonames:
+            pin = _pin_for(pins, need.library)
+            copy = torch_copy(facts, need.library, need.soname)
+            wanted = _major_minor(pin.specifier.lstrip("=")) if pin and pin.specifier.startswith("==") else None
+            have = _major_minor(copy.version) if copy else None
+            if not wanted or not have or have == wanted or copy is None or "site-packages" in copy.found_via:
+                continue
+            yield _foreign_finding(fw, facts, need.library, need.soname, copy, pin, have)
+            break  # one foreign library is the cause; the others follow the same path
+
+
+def _foreign_finding(fw: FrameworkFacts, facts: Facts, family: str, soname: str, copy: LibraryCopy, pin: PinCheck,
+                     have: str) -> Finding:
+    folder = os.path.dirname(copy.path)
+    pinned = pin.specifier.lstrip("=")
+    if "LD_LIBRARY_PATH" in copy.found_via:
+        why = ("the loader searches LD_LIBRARY_PATH before torch's RUNPATH (the nvidia/*/lib wheel folders), so this "
+               f"{have} copy shadows the pinned wheel")
+        fix = (f"Take {folder} off LD_LIBRARY_PATH for this environment (or `unset LD_LIBRARY_PATH`), so torch loads "
+               f"the {pin.package} {pinned} it pins.")
+    else:
+        why = "no pinned wheel copy is on torch's RUNPATH, so the loader falls back to this one"
+        fix = f'{pip(facts)} install "{pin.package}{pin.specifier}"  # the version torch pins'
+    effect = ("PyTorch refuses it ('cuDNN version incompatibility: PyTorch was compiled against ... but found "
+              "runtime version ...')" if family == "cudnn" else "its symbols and kernels are not the ones torch was built with")
+    return make_finding(
+        "cudnn-version-mismatch" if family == "cudnn" else "cuda-version-mismatch",
+        f"{label(fw)} pins {pin.package}{pin.specifier}, but the {soname} it loads is {describe_copy(copy)}: {why}; "
+        f"{effect}.",
+        fix=[fix], evidence={"framework": fw.name, "version": fw.static.version, "library": copy.real_path,
+                             "library_version": copy.version, "pinned": f"{pin.package}{pin.specifier}",
+                             "found_via": list(copy.found_via)})
+
+
+RULES = [torch_sonames, torch_foreign_libraries]

@@ -36,7 +36,7 @@ def test_kepler_k80_with_cuda_12_torch(lab, tmp_path):
     assert rc == 1, stderr
     found = findings_of(report)
     arch = found["gpu-arch-unsupported"]
-    assert arch["severity"] == "error" and arch is report["findings"][0] or report["findings"][0]["code"] != "driver-too-old"
+    assert arch["severity"] == "error" and report["findings"][0]["code"] == "gpu-arch-unsupported"  # root cause first
     assert "PyTorch 2.4.1+cu121" in arch["detail"] and "Tesla K80" in arch["detail"]
     assert "Kepler" in arch["detail"] and "R470" in arch["detail"]
     assert arch["evidence"]["source"].startswith("https://docs.nvidia.com/")
@@ -78,7 +78,8 @@ def gpudoctor(*argv):
 @pytest.mark.parametrize("old, new", [("Tesla K80", "NVIDIA Tesla K80"),
                                       ("GeForce GTX 1080 Ti", "NVIDIA GeForce GTX 1080 Ti"),
                                       ("GeForce RTX 2080 Ti", "NVIDIA GeForce RTX 2080 Ti"),
-                                      ("Tesla V100-SXM2-16GB", "NVIDIA V100-SXM2-16GB")])
+                                      ("Tesla V100-SXM2-16GB", "NVIDIA V100-SXM2-16GB"),
+                                      ("Tesla K40m", "Tesla K40"), ("Tesla K20c", "Tesla K20")])
 def test_compat_gpu_resolves_old_and_new_driver_spellings(old, new):
     answers = []
     for name in (old, new):
@@ -89,6 +90,11 @@ def test_compat_gpu_resolves_old_and_new_driver_spellings(old, new):
     assert answers[0]["compute_capability"] == answers[1]["compute_capability"]
 
 
+def test_an_upper_case_m_is_another_gpu_not_a_board_suffix():
+    rc, out, err = gpudoctor("compat", "gpu", "Quadro M2000M")
+    assert rc != 0 and "not in the tables" in err
+
+
 def test_compat_gpu_says_how_far_a_kepler_gpu_goes():
     rc, out, err = gpudoctor("compat", "gpu", "Tesla K80")
     assert rc == 0, err
@@ -96,3 +102,23 @@ def test_compat_gpu_says_how_far_a_kepler_gpu_goes():
     rc, out, err = gpudoctor("compat", "gpu", "NVIDIA GeForce GTX 1080 Ti", "--json")
     support = json.loads(out)["support"]
     assert support["last_driver_branch"] == 580 and support["last_cuda_major"] == 12
+
+
+def test_kepler_k80_with_cuda_12_torch_and_its_wheels(lab, tmp_path):
+    """The real install: torch cu121 with its nvidia-*-cu12 wheels. The CUDA 12 runtime is there because of
+    the torch build, so it is one finding (the build), whose fix also removes the wheels."""
+    from tests.e2e.test_lab_torch_libraries import torch_241
+    from tests.e2e.test_lab_frameworks import write
+
+    site = tmp_path / "site"
+    torch_241(site)
+    for name, version in (("nvidia-cuda-runtime-cu12", "12.1.105"), ("nvidia-cudnn-cu12", "9.1.0.70")):
+        write(site / f"{name.replace('-', '_')}-{version}.dist-info" / "METADATA",
+              f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    rc, report, stderr = lab.run_check(k80_driver_470(), "--quick", env_extra={"PYTHONPATH": str(site)})
+    assert rc == 1, stderr
+    errors = [f for f in report["findings"] if f["severity"] == "error"]
+    assert [f["code"] for f in errors] == ["gpu-arch-unsupported"], errors
+    assert errors[0]["fix"][-1] == "Remove the CUDA 12 libraries this build brought (no driver for this GPU runs them): " \
+                                   "`pip uninstall -y nvidia-cuda-runtime-cu12 nvidia-cudnn-cu12`"
+    no_driver_upgrade_asked(report)

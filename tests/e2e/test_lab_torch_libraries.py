@@ -53,3 +53,24 @@ def test_cudnn_bundled_in_torch_lib_counts(lab, tmp_path):
     write(site / "torch" / "lib" / "libcudnn.so.9", "\x7fELF")
     rc, report, stderr = lab.run_check(scenarios.rtx2080ti_x4(), "--quick", env_extra={"PYTHONPATH": str(site)})
     assert "cudnn-missing" not in {f["code"] for f in report["findings"]}, report["findings"]
+
+
+def test_foreign_cudnn_on_ld_library_path_shadows_the_pinned_wheel(lab, tmp_path):
+    import os
+
+    site = tmp_path / "site"
+    torch_241(site)
+    write(site / "nvidia_cudnn_cu12-9.1.0.70.dist-info" / "METADATA",
+          "Metadata-Version: 2.1\nName: nvidia-cudnn-cu12\nVersion: 9.1.0.70\n")
+    old = tmp_path / "cudnn-9.0" / "lib"
+    write(old / "libcudnn.so.9.0.0", "\x7fELF")
+    os.symlink("libcudnn.so.9.0.0", old / "libcudnn.so.9")
+    machine = scenarios.rtx2080ti_x4()
+    libdir = lab.machine(machine)["LD_LIBRARY_PATH"]
+    rc, report, stderr = lab.run_check(machine, "--quick", env_extra={
+        "PYTHONPATH": str(site), "LD_LIBRARY_PATH": os.pathsep.join([libdir, str(old)])})
+    assert rc == 1, stderr
+    [foreign] = [f for f in report["findings"] if f["code"] == "cudnn-version-mismatch"]
+    assert foreign["evidence"]["framework"] == "torch" and foreign["evidence"]["pinned"] == "nvidia-cudnn-cu12==9.1.0.70"
+    assert "libcudnn.so.9.0.0" in foreign["detail"] and "shadows the pinned wheel" in foreign["detail"]
+    assert foreign["fix"][0].startswith(f"Take {old} off LD_LIBRARY_PATH")

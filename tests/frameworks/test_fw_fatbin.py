@@ -144,3 +144,35 @@ def test_library_archs_of_debians_libcublas_11(real_libs):
     [copy] = [c for c in families["cublas"] if c.real_path == os.path.realpath(found[0])]
     assert copy.archs[0] == "sm_35" and "sm_90" in copy.archs and copy.archs[-1] == "compute_90"
     assert time.monotonic() - started < 2.0  # headers only: an 80 MB library costs milliseconds
+
+
+def test_jax_plugin_and_cupy_extension_are_found_next_to_their_packages(tmp_path):
+    from gpudoctor.probes.frameworks.fatbin import framework_archs
+
+    site = tmp_path / "site"
+    write_cuda_library(site / "jax_plugins" / "xla_cuda12" / "xla_cuda_plugin.so", sass=[52, 60, 70, 80, 90], ptx=[90])
+    (site / "jax").mkdir()
+    assert framework_archs("jax", str(site / "jax")).arch_list()[0] == "sm_52"
+    write_cuda_library(site / "cupy" / "cuda" / "cub.cpython-311-x86_64-linux-gnu.so", sass=[60, 70], ptx=[70])
+    archs = framework_archs("cupy", str(site / "cupy"))
+    assert archs.arch_list() == ["sm_60", "sm_70", "compute_70"] and archs.path.endswith("linux-gnu.so")
+    assert framework_archs("torch", str(site / "torch")) is None  # nothing installed: nothing claimed
+
+
+def test_a_walk_cut_short_makes_no_claim(tmp_path):
+    """Reading stops at the entry budget: the partial list is kept as a detail, never used as the arch list."""
+    from gpudoctor.facts.frameworks import FrameworkStatic
+    from gpudoctor.probes.frameworks import fatbin, static
+
+    site = tmp_path / "site"
+    write_cuda_library(site / "torch" / "lib" / "libtorch_cuda.so", sass=[50, 60, 70, 80, 90], blobs=3)
+    torch = FrameworkStatic(name="torch", installed=True, build="cuda", package_dir=str(site / "torch"))
+    budget = fatbin.MAX_ENTRIES
+    fatbin.MAX_ENTRIES = 4
+    try:
+        static._fatbin_archs(torch)
+    finally:
+        fatbin.MAX_ENTRIES = budget
+    assert torch.details["fatbin"]["complete"] is False and torch.cuda_compute_capabilities == []
+    static._fatbin_archs(torch)
+    assert torch.cuda_compute_capabilities == ["sm_50", "sm_60", "sm_70", "sm_80", "sm_90"]

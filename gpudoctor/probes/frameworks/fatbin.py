@@ -51,9 +51,12 @@ def _cc(arch: int) -> str:
     return f"{arch // 10}.{arch % 10}"
 
 
-def read_fatbin_archs(path: str, deadline_s: float = DEADLINE_S, max_entries: int = MAX_ENTRIES) -> FatbinArchs:
-    """The SASS and PTX architectures in `path`'s .nv_fatbin section (never raises)."""
+def read_fatbin_archs(path: str, deadline_s: Optional[float] = None, max_entries: Optional[int] = None) -> FatbinArchs:
+    """The SASS and PTX architectures in `path`'s .nv_fatbin section (never raises). The walk stops at
+    `deadline_s` seconds or `max_entries` entries (module defaults), and then says it is incomplete."""
     result = FatbinArchs(path=path)
+    deadline_s = DEADLINE_S if deadline_s is None else deadline_s
+    max_entries = MAX_ENTRIES if max_entries is None else max_entries
     try:
         with open(path, "rb") as fh:
             section = _find_section(fh, b".nv_fatbin")
@@ -169,7 +172,7 @@ ARTIFACTS = {
 }
 
 
-def framework_archs(name: str, package_dir: Optional[str]) -> Optional[FatbinArchs]:
+def framework_archs(name: str, package_dir: Optional[str], deadline_s: Optional[float] = None) -> Optional[FatbinArchs]:
     """The fat binary architectures of a framework's main CUDA library, when one is installed.
     Extension modules carry an ABI tag (cub.cpython-311-x86_64-linux-gnu.so): matched by prefix."""
     import glob
@@ -181,7 +184,7 @@ def framework_archs(name: str, package_dir: Optional[str]) -> Optional[FatbinArc
         stem, ext = os.path.splitext(os.path.normpath(os.path.join(package_dir, pattern)))
         for path in [stem + ext] + sorted(glob.glob(glob.escape(stem) + ".*" + ext)):
             if os.path.isfile(path):
-                archs = read_fatbin_archs(path)
+                archs = read_fatbin_archs(path, deadline_s)
                 if archs.error is None and (archs.sass or archs.ptx):
                     return archs
     return None

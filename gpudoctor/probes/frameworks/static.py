@@ -25,8 +25,9 @@ _CUDA_SONAME = re.compile(r"^lib(cudart|cublas|cublasLt|cudnn|cufft|curand|cusol
                           r"nvrtc|nvJitLink|nvToolsExt|cupti|cufile|nvshmem_host|cuda)\.so(\.[\d.]+)?$")
 
 
-def read_static(facts: FrameworksFacts, dirs: Dict[str, str]) -> Dict[str, FrameworkFacts]:
-    """One FrameworkFacts per installed framework (by package folder or distribution)."""
+def read_static(facts: FrameworksFacts, dirs: Dict[str, str], fatbin_deadline_s: float = 2.0) -> Dict[str, FrameworkFacts]:
+    """One FrameworkFacts per installed framework (by package folder or distribution). Reading a build's
+    fat binaries stops after `fatbin_deadline_s` (then no arch list is claimed from them)."""
     readers = (("torch", torch_static), ("tensorflow", tensorflow_static), ("jax", jax_static),
                ("cupy", cupy_static))
     out: Dict[str, FrameworkFacts] = {}
@@ -37,22 +38,26 @@ def read_static(facts: FrameworksFacts, dirs: Dict[str, str]) -> Dict[str, Frame
             static = FrameworkStatic(name=name, installed=True, package_dir=dirs.get(name),
                                      error="cannot read build facts: %r" % (exc,))
         if static is not None:
-            _fatbin_archs(static)
+            try:
+                _fatbin_archs(static, fatbin_deadline_s)
+            except Exception as exc:  # an odd library file is a fact, not our crash
+                static.details["fatbin"] = {"error": "cannot read the fat binaries: %r" % (exc,)}
             out[name] = FrameworkFacts(name=name, static=static)
     return out
 
 
-def _fatbin_archs(static: FrameworkStatic) -> None:
+def _fatbin_archs(static: FrameworkStatic, deadline_s: float = 2.0) -> None:
     """The architectures the installed CUDA library really carries: the build's own answer to "does
     it have kernels for this GPU", read from its fat binaries (headers only)."""
     if static.build != "cuda" or static.cuda_compute_capabilities:
         return  # TensorFlow's build_info already lists them: no need to walk a gigabyte library
-    archs = framework_archs(static.name, static.package_dir)
+    archs = framework_archs(static.name, static.package_dir, deadline_s)
     if archs is None:
         return
     static.details["fatbin"] = {"path": archs.path, "arch_list": archs.arch_list(), "complete": archs.complete}
-    static.cuda_compute_capabilities = archs.arch_list()
-    static.details["arch_source"] = "fat binaries of " + archs.path
+    if archs.complete:  # a walk cut short by its deadline may miss an architecture: no claim from a part
+        static.cuda_compute_capabilities = archs.arch_list()
+        static.details["arch_source"] = "fat binaries of " + archs.path
 
 
 def literal_assignments(path: str) -> Dict[str, Any]:
