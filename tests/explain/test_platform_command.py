@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from gpudoctor.explain import explain_stream
+
 CORPUS = Path(__file__).parent / "corpus"
 GPUDOCTOR = shutil.which("gpudoctor") or os.path.join(os.path.dirname(sys.executable), "gpudoctor")
 
@@ -83,8 +85,6 @@ def test_a_log_of_benign_messages_is_healthy(name):
 
 def test_every_issue9_finding_reads_without_unknown_values():
     """Templates drop what a log did not show ([[ ]]); no fix or detail says '(unknown)'."""
-    from gpudoctor.explain import explain_stream
-
     for log in sorted(CORPUS.glob("*/*.log")):
         with open(log, "rb") as fh:
             for f in explain_stream(fh, name=log.name).findings:
