@@ -160,12 +160,13 @@ class FleetAggregator:
         if answer.error or not isinstance(report, Mapping):
             self._nodes.append(NodeSummary(node, "no-answer", answer.error or "no report", [], None))
             return
-        group_id, aspects = fingerprint_of(report)
+        stack = stack_report(report)
+        group_id, aspects = fingerprint_of(stack)
         group = self._groups.get(group_id)
         if group is None:
             group = self._groups[group_id] = Group(
                 group_id, {k: a.value or "" for k, a in aspects.items()}, {k: a.label for k, a in aspects.items()},
-                stack_report(report))
+                stack)
         group.nodes.append(node)
         findings = [f for f in report.get("findings") or [] if isinstance(f, Mapping) and f.get("code")]
         for f in findings:

@@ -33,9 +33,9 @@ def is_fingerprint_key(key: str) -> bool:
     return bool(_FINGERPRINT_KEY.match(key))
 
 
-def fingerprint_of(report: Mapping[str, Any]) -> Tuple[str, Dict[str, Aspect]]:
-    """(short id, the fingerprint's aspects by key). Equal ids mean equal stacks."""
-    aspects = {k: a for k, a in aspects_of(report).items() if is_fingerprint_key(k) and a.value is not None}
+def fingerprint_of(stack: Mapping[str, Any]) -> Tuple[str, Dict[str, Aspect]]:
+    """(short id, the fingerprint's aspects by key) of a `stack_report`. Equal ids: equal stacks."""
+    aspects = {k: a for k, a in aspects_of(stack).items() if is_fingerprint_key(k) and a.value is not None}
     canonical = json.dumps(sorted((k, a.value) for k, a in aspects.items()), separators=(",", ":"))
     return hashlib.sha1(canonical.encode("utf-8")).hexdigest()[:10], aspects
 

@@ -6,7 +6,7 @@ import re
 from typing import Dict, List, Sequence
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
-_MAX_SHOWN = 12  # ranges, not names: a long list is cut with a count
+_MAX_SHOWN = 12  # ranges (and names): a long list is cut with a count
 
 
 def compress(names: Sequence[str]) -> str:
@@ -23,6 +23,8 @@ def compress(names: Sequence[str]) -> str:
         # zero-padded numbers keep their width (gpu01..gpu12)
         width = min((len(d) for d in digits if d.startswith("0") and len(d) > 1), default=0)
         ranges = _ranges(sorted({int(d) for d in digits}), width)
+        if len(ranges) > _MAX_SHOWN:
+            ranges = ranges[:_MAX_SHOWN] + [f"… {len(ranges) - _MAX_SHOWN} more"]
         if len(ranges) == 1 and "-" not in ranges[0]:
             parts.append(prefix + ranges[0])
         else:
