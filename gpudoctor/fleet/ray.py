@@ -23,12 +23,21 @@ class RayUsageError(Exception):
 
 
 def node_names(nodes: List[Mapping[str, Any]]) -> Dict[str, str]:
-    """node id -> name: the host name, or host name and node id where several nodes share a host."""
-    hosts = Counter(str(n.get("NodeManagerHostname") or n.get("NodeManagerAddress")) for n in nodes)
+    """node id -> name: the host name; where several nodes share a host, Ray's node name (set with
+    `ray start --node-name`) if that tells them apart, else the host name and the node id."""
+    def host(n: Mapping[str, Any]) -> str:
+        return str(n.get("NodeManagerHostname") or n.get("NodeManagerAddress"))
+
+    hosts = Counter(host(n) for n in nodes)
+    labels = Counter(str(n.get("NodeName")) for n in nodes)
     names = {}
     for n in nodes:
-        host = str(n.get("NodeManagerHostname") or n.get("NodeManagerAddress"))
-        names[n["NodeID"]] = host if hosts[host] == 1 else f"{host}:{n['NodeID'][:8]}"
+        if hosts[host(n)] == 1:
+            names[n["NodeID"]] = host(n)
+        elif n.get("NodeName") and labels[str(n["NodeName"])] == 1:
+            names[n["NodeID"]] = str(n["NodeName"])
+        else:
+            names[n["NodeID"]] = f"{host(n)}:{n['NodeID'][:8]}"
     return names
 
 

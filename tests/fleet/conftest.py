@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterator
+from typing import Dict, Iterator, Optional
 
 import pytest
 
@@ -72,3 +72,49 @@ def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SlurmCluster]:
         yield cluster
     finally:
         cluster.stop()
+
+
+class RayNodes:
+    """A real three-node Ray cluster on localhost. ray-node1 runs gpudoctor from the test venv;
+    ray-node2 and ray-node3 find `gpudoctor` through a folder of their own first on PATH, which a
+    test points at the real command, a hanging one, or nothing. ray-node3 is the lab machine whose
+    driver was upgraded without a reboot."""
+
+    def __init__(self, cluster, bins: Dict[str, Path]):
+        self.cluster = cluster
+        self.address: str = cluster.address
+        self.bins = bins
+
+    def use(self, node: str, target: Optional[str]) -> None:
+        link = self.bins[node] / "gpudoctor"
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        if target:
+            link.symlink_to(target)
+
+
+@pytest.fixture(scope="session")
+def ray_nodes(fleet_lab: Lab, gpudoctor_bin: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayNodes]:
+    try:
+        from ray.cluster_utils import Cluster
+    except ImportError:
+        pytest.skip("Ray is not installed for the test interpreter (pip install ray)")
+    from tests.lab import scenarios
+
+    bins = {node: tmp_path_factory.mktemp(f"bin-{node}") for node in ("ray-node2", "ray-node3")}
+    system_path = "/usr/bin:/bin"
+    small = dict(num_cpus=1, object_store_memory=78 * 1024 * 1024)
+    env = {
+        "ray-node1": dict(fleet_lab.machine(scenarios.rtx2080ti_x4()), PATH=gpudoctor_bin + ":" + system_path),
+        "ray-node2": dict(fleet_lab.machine(scenarios.rtx2080ti_x4()), PATH=f"{bins['ray-node2']}:{system_path}"),
+        "ray-node3": dict(fleet_lab.machine(scenarios.nvml_mismatch()), PATH=f"{bins['ray-node3']}:{system_path}"),
+    }
+    cluster = Cluster(initialize_head=True, head_node_args=dict(
+        small, include_dashboard=False, node_name="ray-node1", env_vars=env["ray-node1"]))
+    try:
+        for node in ("ray-node2", "ray-node3"):
+            cluster.add_node(**small, node_name=node, env_vars=env[node])
+        cluster.wait_for_nodes()
+        yield RayNodes(cluster, bins)
+    finally:
+        cluster.shutdown()
