@@ -14,6 +14,12 @@ _DEFAULT_PROBE_TIMEOUT = {True: 5.0, False: 30.0}
 TIMED_OUT = (124, 137)  # coreutils `timeout`: the command was stopped (TERM, then KILL)
 
 
+def startup_allowance(node_timeout: float) -> float:
+    """Time the engine gets to start the tasks (allocation, a worker process per node) on top of
+    --timeout before silent nodes are given up on: as long as --timeout, between 5 and 30 s."""
+    return min(30.0, max(5.0, node_timeout))
+
+
 def check_argv(quick: bool, node_timeout: float) -> List[str]:
     probe_timeout = max(1.0, min(_DEFAULT_PROBE_TIMEOUT[quick], (node_timeout - 3.0) / 2.0))
     return ["gpudoctor", "check", "--json"] + (["--quick"] if quick else []) + ["--timeout", f"{probe_timeout:g}"]

@@ -13,9 +13,8 @@ from typing import Any, Dict, Iterator, List, Mapping
 
 from . import ray_task
 from .aggregate import NodeAnswer
-from .node_check import check_argv, failed_error, missing_error, timeout_error
+from .node_check import check_argv, failed_error, missing_error, startup_allowance, timeout_error
 
-STARTUP_GRACE_S = 30.0  # a worker process to start on each node, on top of the nodes' --timeout
 
 
 class RayUsageError(Exception):
@@ -70,8 +69,7 @@ def _connect(address: str) -> Any:
     return ray
 
 
-def run_ray(address: str, quick: bool, node_timeout: float, notes: List[str],
-            grace: float = STARTUP_GRACE_S) -> Iterator[NodeAnswer]:
+def run_ray(address: str, quick: bool, node_timeout: float, notes: List[str]) -> Iterator[NodeAnswer]:
     ray = _connect(address)
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
@@ -89,7 +87,7 @@ def run_ray(address: str, quick: bool, node_timeout: float, notes: List[str],
                 task = ray.remote(num_cpus=0, max_retries=0, scheduling_strategy=NodeAffinitySchedulingStrategy(
                     n["NodeID"], soft=False))(ray_task.check_on_node)
                 pending[task.remote(argv, node_timeout)] = names[n["NodeID"]]
-        deadline = time.monotonic() + node_timeout + grace
+        deadline = time.monotonic() + node_timeout + startup_allowance(node_timeout)
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1, timeout=max(0.0, deadline - time.monotonic()))
             if not ready:

@@ -28,10 +28,9 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Optional, Sequence
 
 from .aggregate import NodeAnswer
-from .node_check import TIMED_OUT, check_argv, failed_error, missing_error, timeout_error
+from .node_check import TIMED_OUT, check_argv, failed_error, missing_error, startup_allowance, timeout_error
 
 MARK = "@@gpudoctor-fleet"
-STARTUP_GRACE_S = 30.0  # allocation and step launch, on top of the nodes' --timeout
 _LABELED = re.compile(r"^\s*(\d+): ?(.*)$")
 _LAUNCHING = re.compile(r"launching \S+ on host (\S+), \d+ tasks?: ([\d,\-]+)")
 
@@ -144,8 +143,7 @@ def task_hosts(srun_stderr: str) -> Dict[int, str]:
     return hosts
 
 
-def run_slurm(srun_args: Sequence[str], quick: bool, node_timeout: float, notes: List[str],
-              grace: float = STARTUP_GRACE_S) -> Iterator[NodeAnswer]:
+def run_slurm(srun_args: Sequence[str], quick: bool, node_timeout: float, notes: List[str]) -> Iterator[NodeAnswer]:
     """Yield one answer per node as its frame completes; after the deadline, the nodes still silent."""
     if not shutil.which("srun"):
         raise SlurmUsageError("srun is not on PATH: run `gpudoctor fleet slurm` on a Slurm login node "
@@ -174,7 +172,7 @@ def run_slurm(srun_args: Sequence[str], quick: bool, node_timeout: float, notes:
     readers = [threading.Thread(target=f, daemon=True) for f in (read_stdout, read_stderr)]
     for t in readers:
         t.start()
-    deadline = time.monotonic() + node_timeout + grace
+    deadline = time.monotonic() + node_timeout + startup_allowance(node_timeout)
     timed_out = False
     while True:
         try:
@@ -201,10 +199,50 @@ def run_slurm(srun_args: Sequence[str], quick: bool, node_timeout: float, notes:
     if not framed.tasks and not hosts:
         message = (problems or [ln.strip() for ln in stderr_lines[-3:]] or ["no output"])[-1]
         if timed_out:
-            notes.append(f"srun started no task within {node_timeout + grace:g} s: {message}")
+            notes.append(f"srun started no task within {node_timeout + startup_allowance(node_timeout):g} s: "
+                         f"{message}")
+            yield from unavailable_nodes(srun_args)
         else:
             raise SlurmUsageError(f"srun ran no task (exit status {proc.returncode}): {message}")
     notes.extend(problems[:10])
+
+
+_UNAVAILABLE = ("down", "drain", "drng", "fail", "maint", "unk", "no_respond", "npc", "inval")
+
+
+def unavailable_nodes(srun_args: Sequence[str]) -> Iterator[NodeAnswer]:
+    """When srun could not start (it waits for nodes that are down or drained), name those nodes,
+    within the nodes or partition that SRUN_ARGS select, with Slurm's state and reason."""
+    selection = _selection(srun_args)
+    try:
+        out = subprocess.run(["sinfo", "-h", "-N", "-o", "%N|%T|%E"] + selection, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, universal_newlines=True,
+                             timeout=20).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return
+    seen = set()
+    for line in out.splitlines():
+        node, _, rest = line.partition("|")
+        state, _, reason = rest.partition("|")
+        if node not in seen and any(word in state.lower() for word in _UNAVAILABLE):
+            seen.add(node)
+            why = f"; reason: {reason}" if reason and reason != "none" else ""
+            yield NodeAnswer(node, error=f"not available in Slurm (state {state.lower()}{why})")
+
+
+def _selection(srun_args: Sequence[str]) -> List[str]:
+    """sinfo options for the nodes (-w) and partition (-p) that srun was asked for."""
+    out: List[str] = []
+    args = list(srun_args)
+    for i, arg in enumerate(args):
+        for short, long_, sinfo in (("-w", "--nodelist", "-n"), ("-p", "--partition", "-p")):
+            if arg in (short, long_) and i + 1 < len(args):
+                out += [sinfo, args[i + 1]]
+            elif arg.startswith(long_ + "="):
+                out += [sinfo, arg.split("=", 1)[1]]
+            elif arg.startswith(short) and len(arg) > 2 and arg[:2] == short:
+                out += [sinfo, arg[2:]]
+    return out
 
 
 def _stop(proc: subprocess.Popen) -> None:

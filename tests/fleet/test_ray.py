@@ -50,3 +50,17 @@ def test_fleet_ray_reports_missing_and_hung_nodes_and_aggregates_the_rest(
     assert errors["ray-node3"] == "no answer within 5 s (--timeout)"
     assert fleet["majority"]["nodes"] == ["ray-node1"]
     assert fleet["counts"] == {"nodes": 3, "answered": 1, "no_answer": 2, "groups": 1}
+
+
+def test_fleet_ray_lists_a_dead_node(ray_nodes: RayNodes, gpudoctor_bin: str):
+    """Last in this file: the cluster remembers the dead node from now on."""
+    for node in ("ray-node2", "ray-node3"):
+        ray_nodes.use(node, os.path.join(gpudoctor_bin, "gpudoctor"))
+    gone = ray_nodes.cluster.add_node(num_cpus=1, object_store_memory=78 * 1024 * 1024, node_name="ray-node4")
+    ray_nodes.cluster.remove_node(gone)
+    proc = _fleet(ray_nodes, ["--quick", "--json", "--timeout", "20"], gpudoctor_bin)
+    fleet = json.loads(proc.stdout)
+    errors = {n["node"]: n["error"] for n in fleet["nodes"]}
+    assert errors.pop("ray-node4") == "down (Ray lists the node as dead)"
+    assert errors == {"ray-node1": None, "ray-node2": None, "ray-node3": None}
+    assert proc.returncode == 1

@@ -104,3 +104,22 @@ def test_fleet_slurm_refused_arguments_are_a_usage_error(slurm: SlurmCluster, no
     proc = _fleet(slurm, ["--quick", "-p", "no-such-partition"], nodes_path, timeout=60)
     assert proc.returncode == 2
     assert "srun ran no task" in proc.stderr and "partition" in proc.stderr.lower()
+
+
+def test_fleet_slurm_names_a_down_node_instead_of_waiting_for_it(slurm: SlurmCluster, nodes_path: str):
+    """srun would wait for node2 forever; the fleet gives up after --timeout plus the start-up
+    allowance and says which selected node Slurm cannot run on, and why."""
+    slurm.run(["scontrol", "update", "NodeName=node2", "State=DOWN", "Reason=fan failure"])
+    try:
+        started = time.monotonic()
+        proc = _fleet(slurm, ["--quick", "--json", "--timeout", "3", "-w", "node[1-3]"], nodes_path, timeout=90)
+        elapsed = time.monotonic() - started
+    finally:
+        slurm.run(["scontrol", "update", "NodeName=node2", "State=RESUME"])
+    assert proc.returncode == 1, proc.stderr
+    assert elapsed < 30
+    fleet = json.loads(proc.stdout)
+    assert [(n["node"], n["error"]) for n in fleet["nodes"]] == [
+        ("node2", "not available in Slurm (state down; reason: fan failure)")]
+    assert fleet["notes"][0].startswith("srun started no task within 8 s")
+    assert slurm.run(["squeue", "-h", "-o", "%i %T"]).stdout.strip() == "", "the pending job was not cancelled"
