@@ -47,6 +47,15 @@ def _program(name: str) -> str:
     return shutil.which(name) or f"/usr/sbin/{name}"
 
 
+HEALTH_CHECK = """#!/bin/sh
+# Slurm HealthCheckProgram (no arguments, no search path): what docs/fleet.md recommends, plus a
+# switch per node, so that tests decide when a node runs it and on which machine.
+f="{root}/health/$SLURMD_NODENAME"
+[ -f "$f" ] || exit 0
+. "$f"
+exec gpudoctor health --drain
+"""
+
 TASK_PROLOG = """#!/bin/sh
 # Slurm TaskProlog: lines "export NAME=value" on stdout set the task's environment.
 f="{root}/nodeenv/$SLURMD_NODENAME"
@@ -74,6 +83,15 @@ class SlurmCluster:
         lines = "".join(f"export {k}={v}\n" for k, v in variables.items())
         (self.root / "nodeenv" / node).write_text(lines)
 
+    def set_health_env(self, node: str, variables: Optional[Mapping[str, str]]) -> None:
+        """Run `gpudoctor health --drain` as `node`'s HealthCheckProgram with these variables
+        (None: the health check does nothing there)."""
+        f = self.root / "health" / node
+        if variables is None:
+            f.unlink(missing_ok=True)
+        else:
+            f.write_text("".join(f"export {k}={v}\n" for k, v in variables.items()))
+
     def clear_node_env(self) -> None:
         for f in (self.root / "nodeenv").iterdir():
             f.unlink()
@@ -92,7 +110,7 @@ class SlurmCluster:
 
     # -- start and stop -----------------------------------------------------------------------
     def start(self, timeout: float = 60) -> None:
-        for sub in ("munge", "state", "spool", "log", "nodeenv"):
+        for sub in ("munge", "state", "spool", "log", "nodeenv", "health"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         os.chmod(self.root / "munge", 0o700)
         self._start_munge()
@@ -133,8 +151,9 @@ class SlurmCluster:
             "SchedulerType=sched/builtin", "SelectType=select/cons_tres", "SelectTypeParameters=CR_CPU",
             "JobAcctGatherType=jobacct_gather/none", "AccountingStorageType=accounting_storage/none",
             "ReturnToService=2", "SlurmdTimeout=30", "InactiveLimit=0", "KillWait=2", "MinJobAge=5",
-            "MessageTimeout=20", "HealthCheckInterval=0",
+            "MessageTimeout=20",
             f"TaskProlog={r / 'task_prolog.sh'}",
+            f"HealthCheckProgram={r / 'health_check.sh'}", "HealthCheckInterval=5", "HealthCheckNodeState=ANY",
             f"PlugStackConfig={r / 'plugstack.conf'}",
         ]
         for node, port in zip(NODES, node_ports):
@@ -143,9 +162,9 @@ class SlurmCluster:
         lines.append(f"PartitionName=debug Nodes={','.join(NODES)} Default=YES MaxTime=INFINITE State=UP")
         self.conf.write_text("\n".join(lines) + "\n")
         (r / "plugstack.conf").write_text("")
-        prolog = r / "task_prolog.sh"
-        prolog.write_text(TASK_PROLOG.format(root=r))
-        prolog.chmod(0o755)
+        for name, text in (("task_prolog.sh", TASK_PROLOG), ("health_check.sh", HEALTH_CHECK)):
+            (r / name).write_text(text.format(root=r))
+            (r / name).chmod(0o755)
 
     def _spawn(self, argv: List[str], name: str) -> None:
         log = open(self.root / "log" / f"{name}.out", "wb")

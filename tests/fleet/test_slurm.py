@@ -80,6 +80,26 @@ def test_health_drains_the_broken_node_with_its_reason(one_upgraded_node: SlurmC
         slurm.run(["scontrol", "update", "NodeName=node3", "State=RESUME"])
 
 
+
+def test_health_as_slurms_health_check_program_drains_the_node(slurm: SlurmCluster, fleet_lab: Lab, nodes_path: str):
+    """slurm.conf: HealthCheckProgram=<a script that runs `gpudoctor health --drain`>,
+    HealthCheckInterval=5: slurmd itself runs it (with no environment but SLURMD_NODENAME, so the
+    script sets PATH, and here SLURM_CONF for this cluster's own config), and node2 is drained with
+    gpudoctor's reason."""
+    env = _machine_env(fleet_lab, scenarios.driver_installed_module_not_loaded(), nodes_path)
+    slurm.set_health_env("node2", dict(env, SLURM_CONF=str(slurm.conf)))
+    try:
+        deadline = time.monotonic() + 30
+        reasons = ""
+        while time.monotonic() < deadline and "node2|gpudoctor: driver-not-loaded" not in reasons:
+            time.sleep(1)
+            reasons = slurm.run(["sinfo", "-R", "-h", "-o", "%N|%E"]).stdout
+        assert "node2|gpudoctor: driver-not-loaded" in reasons.splitlines(), reasons
+    finally:
+        slurm.set_health_env("node2", None)
+        slurm.run(["scontrol", "update", "NodeName=node2", "State=RESUME"])
+
+
 def test_fleet_slurm_reports_missing_and_hung_nodes_and_aggregates_the_rest(
         slurm: SlurmCluster, fleet_lab: Lab, nodes_path: str, hanging_bin: str):
     slurm.set_node_env("node1", _machine_env(fleet_lab, scenarios.rtx2080ti_x4(), nodes_path))
@@ -106,10 +126,10 @@ def test_fleet_slurm_refused_arguments_are_a_usage_error(slurm: SlurmCluster, no
     assert "srun ran no task" in proc.stderr and "partition" in proc.stderr.lower()
 
 
-def test_fleet_slurm_names_a_down_node_instead_of_waiting_for_it(slurm: SlurmCluster, nodes_path: str):
+def test_fleet_slurm_names_a_drained_node_instead_of_waiting_for_it(slurm: SlurmCluster, nodes_path: str):
     """srun would wait for node2 forever; the fleet gives up after --timeout plus the start-up
     allowance and says which selected node Slurm cannot run on, and why."""
-    slurm.run(["scontrol", "update", "NodeName=node2", "State=DOWN", "Reason=fan failure"])
+    slurm.run(["scontrol", "update", "NodeName=node2", "State=DRAIN", "Reason=fan failure"])
     try:
         started = time.monotonic()
         proc = _fleet(slurm, ["--quick", "--json", "--timeout", "3", "-w", "node[1-3]"], nodes_path, timeout=90)
@@ -120,6 +140,6 @@ def test_fleet_slurm_names_a_down_node_instead_of_waiting_for_it(slurm: SlurmClu
     assert elapsed < 30
     fleet = json.loads(proc.stdout)
     assert [(n["node"], n["error"]) for n in fleet["nodes"]] == [
-        ("node2", "not available in Slurm (state down; reason: fan failure)")]
+        ("node2", "not available in Slurm (state drained; reason: fan failure)")]
     assert fleet["notes"][0].startswith("srun started no task within 8 s")
     assert slurm.run(["squeue", "-h", "-o", "%i %T"]).stdout.strip() == "", "the pending job was not cancelled"
