@@ -48,9 +48,9 @@ def _program(name: str) -> str:
 
 
 HEALTH_CHECK = """#!/bin/sh
-# Slurm HealthCheckProgram (no arguments, no search path): what docs/fleet.md recommends, plus a
-# switch per node, so that tests decide when a node runs it and on which machine.
-f="{root}/health/$SLURMD_NODENAME"
+# Slurm's HealthCheckProgram or Prolog (no arguments, no search path): what docs/fleet.md
+# recommends, plus a switch per node, so that tests decide when a node runs it, on which machine.
+f="{root}/{switches}/$SLURMD_NODENAME"
 [ -f "$f" ] || exit 0
 . "$f"
 exec gpudoctor health --drain
@@ -83,10 +83,10 @@ class SlurmCluster:
         lines = "".join(f"export {k}={v}\n" for k, v in variables.items())
         (self.root / "nodeenv" / node).write_text(lines)
 
-    def set_health_env(self, node: str, variables: Optional[Mapping[str, str]]) -> None:
-        """Run `gpudoctor health --drain` as `node`'s HealthCheckProgram with these variables
-        (None: the health check does nothing there)."""
-        f = self.root / "health" / node
+    def set_health_env(self, node: str, variables: Optional[Mapping[str, str]], hook: str = "health") -> None:
+        """Run `gpudoctor health --drain` as `node`'s HealthCheckProgram (hook "health") or Prolog
+        (hook "prolog") with these variables (None: the hook does nothing there)."""
+        f = self.root / hook / node
         if variables is None:
             f.unlink(missing_ok=True)
         else:
@@ -110,7 +110,7 @@ class SlurmCluster:
 
     # -- start and stop -----------------------------------------------------------------------
     def start(self, timeout: float = 60) -> None:
-        for sub in ("munge", "state", "spool", "log", "nodeenv", "health"):
+        for sub in ("munge", "state", "spool", "log", "nodeenv", "health", "prolog"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         os.chmod(self.root / "munge", 0o700)
         self._start_munge()
@@ -154,6 +154,7 @@ class SlurmCluster:
             "MessageTimeout=20",
             f"TaskProlog={r / 'task_prolog.sh'}",
             f"HealthCheckProgram={r / 'health_check.sh'}", "HealthCheckInterval=5", "HealthCheckNodeState=ANY",
+            f"Prolog={r / 'prolog.sh'}",
             f"PlugStackConfig={r / 'plugstack.conf'}",
         ]
         for node, port in zip(NODES, node_ports):
@@ -162,8 +163,9 @@ class SlurmCluster:
         lines.append(f"PartitionName=debug Nodes={','.join(NODES)} Default=YES MaxTime=INFINITE State=UP")
         self.conf.write_text("\n".join(lines) + "\n")
         (r / "plugstack.conf").write_text("")
-        for name, text in (("task_prolog.sh", TASK_PROLOG), ("health_check.sh", HEALTH_CHECK)):
-            (r / name).write_text(text.format(root=r))
+        for name, text, switches in (("task_prolog.sh", TASK_PROLOG, ""), ("health_check.sh", HEALTH_CHECK, "health"),
+                                     ("prolog.sh", HEALTH_CHECK, "prolog")):
+            (r / name).write_text(text.format(root=r, switches=switches))
             (r / name).chmod(0o755)
 
     def _spawn(self, argv: List[str], name: str) -> None:

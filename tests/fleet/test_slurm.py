@@ -100,6 +100,23 @@ def test_health_as_slurms_health_check_program_drains_the_node(slurm: SlurmClust
         slurm.run(["scontrol", "update", "NodeName=node2", "State=RESUME"])
 
 
+
+def test_health_in_a_prolog_drains_the_node_and_keeps_the_job_off_it(slurm: SlurmCluster, fleet_lab: Lab,
+                                                                      nodes_path: str):
+    """slurm.conf: Prolog=<the same script>: the job's launch fails there, and the node is drained
+    with gpudoctor's reason (Slurm keeps it over its own "Prolog error")."""
+    env = _machine_env(fleet_lab, scenarios.nvml_mismatch(), nodes_path)
+    slurm.set_health_env("node1", dict(env, SLURM_CONF=str(slurm.conf)), hook="prolog")
+    try:
+        job = slurm.run(["srun", "-w", "node1", "-N", "1", "true"], env_extra={"PATH": nodes_path})
+        assert job.returncode != 0 and "prolog" in job.stderr.lower()
+        reasons = slurm.run(["sinfo", "-R", "-h", "-o", "%N|%E"]).stdout
+        assert "node1|gpudoctor: nvml-driver-mismatch" in reasons.splitlines(), reasons
+    finally:
+        slurm.set_health_env("node1", None, hook="prolog")
+        slurm.run(["scontrol", "update", "NodeName=node1", "State=RESUME"])
+
+
 def test_fleet_slurm_reports_missing_and_hung_nodes_and_aggregates_the_rest(
         slurm: SlurmCluster, fleet_lab: Lab, nodes_path: str, hanging_bin: str):
     slurm.set_node_env("node1", _machine_env(fleet_lab, scenarios.rtx2080ti_x4(), nodes_path))
