@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 import sys
 import time
 from collections import Counter
-from typing import Any, Dict, Iterator, List, Mapping
+from typing import Any, Dict, Iterator, List, Mapping, Optional
 
 from . import ray_task
 from .aggregate import NodeAnswer
 from .node_check import check_argv, failed_error, missing_error, startup_allowance, timeout_error
 
+
+
+CONNECT_TIMEOUT_S = 5.0
 
 
 class RayUsageError(Exception):
@@ -56,12 +60,28 @@ def _answer(name: str, result: Mapping[str, Any], node_timeout: float) -> NodeAn
                       None if isinstance(report, dict) else "its report is not a JSON object")
 
 
+def _unreachable(address: str) -> Optional[str]:
+    """Why host:port (or ray://host:port) takes no connection; None when it does or when the
+    address is not host:port. Ray itself retries an unreachable cluster for minutes."""
+    host, _, port = address.split("://", 1)[-1].rpartition(":")
+    if not host or not port.isdigit():
+        return None
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        return exc.strerror or str(exc) or "no answer"
+    return None
+
+
 def _connect(address: str) -> Any:
     try:
         import ray
     except ImportError:
         raise RayUsageError(f"Ray is not installed for {sys.executable}; install it with "
                             f"`{sys.executable} -m pip install \"gpudoctor[ray]\"`") from None
+    why = _unreachable(address)
+    if why:
+        raise RayUsageError(f"cannot join the Ray cluster at {address}: {why}")
     try:
         ray.init(address=address, logging_level=logging.ERROR, log_to_driver=False, include_dashboard=False)
     except (ConnectionError, RuntimeError, ValueError) as exc:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import time
 from typing import List
+
+import pytest
 
 from tests.fleet.conftest import RayNodes
 
@@ -53,7 +56,7 @@ def test_fleet_ray_reports_missing_and_hung_nodes_and_aggregates_the_rest(
 
 
 def test_fleet_ray_lists_a_dead_node(ray_nodes: RayNodes, gpudoctor_bin: str):
-    """Last in this file: the cluster remembers the dead node from now on."""
+    """The last test on the cluster in this file: the cluster remembers the dead node from now on."""
     for node in ("ray-node2", "ray-node3"):
         ray_nodes.use(node, os.path.join(gpudoctor_bin, "gpudoctor"))
     gone = ray_nodes.cluster.add_node(num_cpus=1, object_store_memory=78 * 1024 * 1024, node_name="ray-node4")
@@ -64,3 +67,17 @@ def test_fleet_ray_lists_a_dead_node(ray_nodes: RayNodes, gpudoctor_bin: str):
     assert errors.pop("ray-node4") == "down (Ray lists the node as dead)"
     assert errors == {"ray-node1": None, "ray-node2": None, "ray-node3": None}
     assert proc.returncode == 1
+
+
+def test_fleet_ray_at_an_address_without_a_cluster_is_a_usage_error_at_once(gpudoctor_bin: str):
+    pytest.importorskip("ray")
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    started = time.monotonic()
+    proc = subprocess.run(["gpudoctor", "fleet", "ray", "--address", f"127.0.0.1:{port}"], env=dict(
+        os.environ, PATH=gpudoctor_bin + os.pathsep + os.environ["PATH"]), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert f"cannot join the Ray cluster at 127.0.0.1:{port}" in proc.stderr
+    assert time.monotonic() - started < 15
