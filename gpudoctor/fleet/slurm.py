@@ -172,7 +172,22 @@ def run_slurm(srun_args: Sequence[str], quick: bool, node_timeout: float, notes:
     readers = [threading.Thread(target=f, daemon=True) for f in (read_stdout, read_stderr)]
     for t in readers:
         t.start()
-    deadline = time.monotonic() + node_timeout + startup_allowance(node_timeout)
+    try:
+        yield from _collect(proc, answers, framed, stderr_lines, readers, srun_args, node_timeout, notes)
+    finally:  # also when the caller stops early (Ctrl-C): no srun left running
+        if proc.poll() is None:
+            _stop(proc)
+        for t in readers:
+            t.join(2)
+
+
+def _collect(proc: subprocess.Popen, answers: "queue.Queue[Optional[NodeAnswer]]", framed: FramedOutput,
+             stderr_lines: List[str], readers: List[threading.Thread], srun_args: Sequence[str],
+             node_timeout: float, notes: List[str]) -> Iterator[NodeAnswer]:
+    """The answers as they come, then after srun ends (or is stopped at the deadline) the tasks
+    that never finished their frame, and the nodes srun was waiting for if it started none."""
+    allowed = node_timeout + startup_allowance(node_timeout)
+    deadline = time.monotonic() + allowed
     timed_out = False
     while True:
         try:
@@ -185,26 +200,23 @@ def run_slurm(srun_args: Sequence[str], quick: bool, node_timeout: float, notes:
             break
         yield answer
     proc.wait()
-    for t in readers:
+    for t in readers:  # srun's last stderr lines say which node ran which task
         t.join(2)
-    stderr = "".join(stderr_lines)
-    hosts = task_hosts(stderr)
-    silent = sorted(set(hosts) | set(framed.tasks))
-    for index in silent:
+    hosts = task_hosts("".join(stderr_lines))
+    for index in sorted(set(hosts) | set(framed.tasks)):
         task = framed.tasks.get(index)
         if task is None or not task.done:
             why = (timeout_error(node_timeout) + ", srun stopped") if timed_out else "its task ended without a report"
             yield NodeAnswer(framed.name(index, hosts), error=why)
     problems = [ln.strip() for ln in stderr_lines if ": error:" in ln or "Unable to" in ln]
-    if not framed.tasks and not hosts:
-        message = (problems or [ln.strip() for ln in stderr_lines[-3:]] or ["no output"])[-1]
-        if timed_out:
-            notes.append(f"srun started no task within {node_timeout + startup_allowance(node_timeout):g} s: "
-                         f"{message}")
-            yield from unavailable_nodes(srun_args)
-        else:
-            raise SlurmUsageError(f"srun ran no task (exit status {proc.returncode}): {message}")
-    notes.extend(problems[:10])
+    if framed.tasks or hosts:
+        notes.extend(problems[:10])
+        return
+    message = (problems or [ln.strip() for ln in stderr_lines[-3:]] or ["no output"])[-1]
+    if not timed_out:
+        raise SlurmUsageError(f"srun ran no task (exit status {proc.returncode}): {message}")
+    notes.append(f"srun started no task within {allowed:g} s: {message}")
+    yield from unavailable_nodes(srun_args)
 
 
 _UNAVAILABLE = ("down", "drain", "drng", "fail", "maint", "unk", "no_respond", "npc", "inval")

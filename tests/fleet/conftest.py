@@ -52,7 +52,7 @@ def hanging_bin(tmp_path_factory: pytest.TempPathFactory) -> str:
     return str(folder)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # torn down after its module: no daemons idle through the rest of the suite
 def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SlurmCluster]:
     missing = missing_programs()
     if missing:
@@ -93,7 +93,7 @@ class RayNodes:
             link.symlink_to(target)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def ray_nodes(fleet_lab: Lab, gpudoctor_bin: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayNodes]:
     try:
         from ray.cluster_utils import Cluster

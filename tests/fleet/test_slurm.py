@@ -137,6 +137,16 @@ def test_fleet_slurm_reports_missing_and_hung_nodes_and_aggregates_the_rest(
     assert "1: node1" in out  # the node that answered is aggregated (the majority)
 
 
+
+def test_fleet_slurm_inside_an_allocation_checks_all_of_its_nodes(slurm: SlurmCluster, nodes_path: str):
+    proc = slurm.run(["salloc", "-N", "3", "gpudoctor", "fleet", "slurm", "--quick", "--json"], timeout=120,
+                     env_extra={"PATH": nodes_path})
+    fleet = json.loads(proc.stdout)
+    assert sorted(n["node"] for n in fleet["nodes"]) == ["node1", "node2", "node3"], proc.stderr
+    assert [n["error"] for n in fleet["nodes"]] == [None, None, None]
+    assert fleet["outliers"] == [] and len(fleet["groups"]) == 1  # three slurmd, one machine
+
+
 def test_fleet_slurm_refused_arguments_are_a_usage_error(slurm: SlurmCluster, nodes_path: str):
     proc = _fleet(slurm, ["--quick", "-p", "no-such-partition"], nodes_path, timeout=60)
     assert proc.returncode == 2
