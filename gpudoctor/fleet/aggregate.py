@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional
 
 from ..diff.compare import diff_reports
-from .fingerprint import fingerprint_of, is_fingerprint_key, stack_report
+from .fingerprint import FingerprintCache, is_fingerprint_key, stack_report
 
 SCHEMA = "gpudoctor-fleet/1"
 _SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
@@ -152,6 +152,7 @@ class FleetAggregator:
         self._groups: Dict[str, Group] = {}
         self._findings: Dict[str, FindingSpread] = {}
         self._names: Dict[str, int] = {}
+        self._fingerprints = FingerprintCache()
         self.notes: List[str] = []
 
     def add(self, answer: NodeAnswer) -> None:
@@ -161,7 +162,7 @@ class FleetAggregator:
             self._nodes.append(NodeSummary(node, "no-answer", answer.error or "no report", [], None))
             return
         stack = stack_report(report)
-        group_id, aspects = fingerprint_of(stack)
+        group_id, aspects = self._fingerprints.fingerprint(stack)
         group = self._groups.get(group_id)
         if group is None:
             group = self._groups[group_id] = Group(

@@ -27,6 +27,7 @@ _FINGERPRINT_KEY = re.compile(
 # `diff`'s ranking can run on it later without holding whole reports.
 _STACK_FACTS = ("driver", "gpus", "libraries", "frameworks", "system")
 _BULKY_FRAMEWORK_FACTS = ("packages", "distributions", "conda_packages", "pins")
+_PER_NODE_SYSTEM_FACTS = ("hostname",)  # differs on every node, and no aspect reads it
 
 
 def is_fingerprint_key(key: str) -> bool:
@@ -40,6 +41,22 @@ def fingerprint_of(stack: Mapping[str, Any]) -> Tuple[str, Dict[str, Aspect]]:
     return hashlib.sha1(canonical.encode("utf-8")).hexdigest()[:10], aspects
 
 
+class FingerprintCache:
+    """Nodes of one fleet mostly share a stack: flattening a stack into aspects costs twice as much
+    as serialising it, so the fingerprint is computed once per distinct stack (keyed by a digest
+    of its facts, so memory stays a few dozen bytes per distinct stack)."""
+
+    def __init__(self) -> None:
+        self._known: Dict[bytes, Tuple[str, Dict[str, Aspect]]] = {}
+
+    def fingerprint(self, stack: Mapping[str, Any]) -> Tuple[str, Dict[str, Aspect]]:
+        digest = hashlib.sha1(json.dumps(stack.get("facts"), default=str).encode("utf-8")).digest()
+        known = self._known.get(digest)
+        if known is None:
+            known = self._known[digest] = fingerprint_of(stack)
+        return known
+
+
 def stack_report(report: Mapping[str, Any]) -> Dict[str, Any]:
     """The part of a report the fingerprint and the ranking read (verdict, findings, stack facts)."""
     facts: Mapping[str, Any] = report.get("facts") or {}
@@ -48,6 +65,8 @@ def stack_report(report: Mapping[str, Any]) -> Dict[str, Any]:
                                                                                      Mapping) else None
     if frameworks is not None:
         stack["frameworks"] = {k: v for k, v in frameworks.items() if k not in _BULKY_FRAMEWORK_FACTS}
+    if isinstance(stack.get("system"), Mapping):
+        stack["system"] = {k: v for k, v in stack["system"].items() if k not in _PER_NODE_SYSTEM_FACTS}
     findings = [{k: f.get(k) for k in ("code", "severity", "layer", "title", "caused_by")}
                 for f in report.get("findings") or [] if isinstance(f, Mapping)]
     return {"verdict": report.get("verdict"), "findings": findings, "facts": stack}
