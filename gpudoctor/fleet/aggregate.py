@@ -88,11 +88,12 @@ class FindingSpread:
     code: str
     severity: str
     title: str
+    caused_by: Optional[str] = None  # as on the first node that has it
     nodes: List[str] = field(default_factory=list)
 
     def to_json(self) -> Dict[str, Any]:
-        return {"code": self.code, "severity": self.severity, "title": self.title, "count": len(self.nodes),
-                "nodes": self.nodes}
+        return {"code": self.code, "severity": self.severity, "title": self.title, "caused_by": self.caused_by,
+                "count": len(self.nodes), "nodes": self.nodes}
 
 
 @dataclass
@@ -173,8 +174,8 @@ class FleetAggregator:
         for f in findings:
             spread = self._findings.get(f["code"])
             if spread is None:
-                spread = self._findings[f["code"]] = FindingSpread(f["code"], str(f.get("severity", "")),
-                                                                   str(f.get("title", "")))
+                spread = self._findings[f["code"]] = FindingSpread(
+                    f["code"], str(f.get("severity", "")), str(f.get("title", "")), f.get("caused_by"))
             spread.nodes.append(node)
         causes = [RootCause(f["code"], str(f.get("severity")), str(f.get("title", ""))) for f in findings
                   if f.get("severity") in ("error", "warning") and not f.get("caused_by")]

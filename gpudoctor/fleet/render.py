@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import json
-from typing import Dict, List, Sequence
+import re
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .aggregate import FleetSummary, Group
+from .aggregate import Difference, FleetSummary, Group
 from .hostlist import compress
 
 _VERDICT_STYLE = {"ok": "green", "warning": "yellow", "error": "red", "no-answer": "red"}
 _MAX_DIFFERS = 5
+_PER_GPU = re.compile(r"^gpus\.(\d+)\.(.+)$")
 # Fingerprint keys shown in the group table, in this order, when present.
 _STACK_COLUMNS = (("driver", ("driver.version",)), ("CUDA", ("driver.cuda_version",)),
                   ("GPUs", ("gpus.count", "gpus.0.name")))
@@ -45,8 +47,9 @@ def render_terminal(summary: FleetSummary, console: Console) -> None:
         for col in ("severity", "code", "nodes", "title"):
             table.add_column(col)
         for f in summary.findings:
+            cause = Text(f" (caused by {f.caused_by})", style="dim") if f.caused_by else Text("")
             table.add_row(Text(f.severity, style=_VERDICT_STYLE.get(f.severity, "cyan")), Text(f.code, style="bold"),
-                          f"{len(f.nodes)}: {compress(f.nodes)}", f.title)
+                          f"{len(f.nodes)}: {compress(f.nodes)}", Text(f.title) + cause)
         console.print(table)
 
 
@@ -78,6 +81,28 @@ def _verdict_counts(group: Group, verdicts: Dict[str, str]) -> Text:
     return out
 
 
+def _per_gpu_folded(differs: Sequence[Difference]) -> List[Tuple[str, Optional[str], Optional[str]]]:
+    """One line for the same difference on several GPUs ("GPUs 0-3 model"), in ranking order."""
+    lines: List[Tuple[str, Optional[str], Optional[str]]] = []
+    folded: Dict[Tuple[str, Optional[str], Optional[str]], Tuple[int, List[str]]] = {}
+    for d in differs:
+        m = _PER_GPU.match(d.key)
+        if not m:
+            lines.append((d.label, d.value, d.majority))
+            continue
+        key = (m.group(2), d.value, d.majority)
+        if key in folded:
+            folded[key][1].append(m.group(1))
+            continue
+        folded[key] = (len(lines), [m.group(1)])
+        lines.append((d.label, d.value, d.majority))
+    for (_, value, majority), (at, gpus) in folded.items():
+        if len(gpus) > 1:
+            label = lines[at][0].replace(f"GPU {gpus[0]} ", f"GPUs {compress(gpus).strip('[]')} ", 1)
+            lines[at] = (label, value, majority)
+    return lines
+
+
 def _value(value: object) -> str:
     return "(unknown)" if value is None else str(value)
 
@@ -95,9 +120,10 @@ def _print_outliers(summary: FleetSummary, console: Console) -> None:
     for group_id, nodes in by_group.items():
         differs = shown[group_id].differs
         console.print(Text(f"  {compress(nodes)}", style="bold yellow") + Text(f"  (group {group_id})", style="dim"))
-        for d in differs[:_MAX_DIFFERS]:
-            console.print(Text(f"    {d.label}: ") + Text(_value(d.value), style="bold") +
-                          Text(f"  (majority: {_value(d.majority)})", style="dim"))
-        if len(differs) > _MAX_DIFFERS:
-            console.print(Text(f"    … and {len(differs) - _MAX_DIFFERS} more (--json lists all)", style="dim"))
+        lines = _per_gpu_folded(differs)
+        for label, value, majority in lines[:_MAX_DIFFERS]:
+            console.print(Text(f"    {label}: ") + Text(_value(value), style="bold") +
+                          Text(f"  (majority: {_value(majority)})", style="dim"))
+        if len(lines) > _MAX_DIFFERS:
+            console.print(Text(f"    … and {len(lines) - _MAX_DIFFERS} more (--json lists all)", style="dim"))
     console.print()

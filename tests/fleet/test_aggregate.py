@@ -50,6 +50,7 @@ def test_saved_reports_name_the_upgraded_node_and_the_silent_one(saved, tmp_path
     out = proc.stdout
     assert "4 nodes via reports, 3 answered, 2 stack groups" in out
     assert "gpu03" in out and "NVIDIA driver version (kernel module): 535.161.08  (majority: 535.183.01)" in out
+    assert "GPUs 0-3 model: (unknown)  (majority: NVIDIA GeForce RTX 2080 Ti)" in out  # NVML cannot answer there
     assert "gpu04: " in out and "holds no JSON" in out
     assert "nvml-driver-mismatch  1: gpu03" in out
 
