@@ -15,21 +15,16 @@ from .aggregate import NodeAnswer
 REPORT_SUFFIXES = (".json", ".md")
 
 
-class ReportPathError(Exception):
-    """A path given on the command line does not exist: a usage error."""
-
-
 def report_files(paths: Sequence[str]) -> Iterator[str]:
-    """The files named, and the report files in the folders named (sorted, not recursive)."""
+    """The files named, and the *.json files in the folders named (sorted, not recursive; a
+    `gpudoctor report` Markdown file is read when named, a folder's other files are left alone)."""
     for path in paths:
         if os.path.isdir(path):
-            names = sorted(e.name for e in os.scandir(path) if e.name.endswith(REPORT_SUFFIXES) and e.is_file())
+            names = sorted(e.name for e in os.scandir(path) if e.name.endswith(".json") and e.is_file())
             for name in names:
                 yield os.path.join(path, name)
-        elif os.path.exists(path):
+        else:  # a file (one that vanished since check_paths is that node's read error)
             yield path
-        else:
-            raise ReportPathError(f"{path}: no such file or folder")
 
 
 def check_paths(paths: Sequence[str]) -> List[str]:
