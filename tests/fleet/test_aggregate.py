@@ -154,3 +154,14 @@ def test_fleet_ray_without_ray_says_how_to_get_it(tmp_path: Path):
 ])
 def test_node_lists_read_like_slurm_hostlists(names: List[str], text: str):
     assert compress(names) == text
+
+
+def test_a_ticket_markdown_report_named_on_the_command_line_is_a_node_too(saved, tmp_path: Path):
+    folder = _write(tmp_path / "r", {"gpu01": saved["healthy"], "gpu02": saved["healthy"]})
+    (folder / "README.md").write_text("# how these reports were collected\n")  # not a report: left alone
+    ticket = tmp_path / "gpu03.md"
+    made = subprocess.run(gpudoctor_command() + ["report", "--from", str(folder / "gpu01.json"), "-o", str(ticket)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert made.returncode == 0, made.stderr
+    fleet = json.loads(_fleet_reports(str(folder), str(ticket), "--json").stdout)
+    assert [(n["node"], n["error"]) for n in fleet["nodes"]] == [("gpu01", None), ("gpu02", None), ("gpu03", None)]
