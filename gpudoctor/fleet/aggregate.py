@@ -9,7 +9,7 @@ ranking its differences from the majority at the end with `gpudoctor diff`'s ran
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Mapping, Optional
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple, Union
 
 from ..diff.compare import diff_reports
 from .fingerprint import FingerprintCache, is_fingerprint_key, stack_report
@@ -144,8 +144,44 @@ class FleetSummary:
         }
 
 
+@dataclass
+class NodeRecord:
+    """One answer reduced to what the summary keeps: small and picklable, so that worker processes
+    can reduce saved reports in parallel."""
+
+    node: str
+    verdict: str
+    error: Optional[str] = None
+    findings: List[Tuple[str, str, str, Optional[str]]] = field(default_factory=list)  # code, severity, title, cause
+    group: Optional[str] = None
+    seed: Optional[Group] = None  # the group with its stack, the first time this reducer met it
+
+
+class Reducer:
+    """Answers to records. Sends a group's stack along only the first time it meets the group."""
+
+    def __init__(self) -> None:
+        self._fingerprints = FingerprintCache()
+        self._seeded: Set[str] = set()
+
+    def reduce(self, answer: NodeAnswer) -> NodeRecord:
+        report = answer.report
+        if answer.error or not isinstance(report, Mapping):
+            return NodeRecord(answer.node, "no-answer", answer.error or "no report")
+        stack = stack_report(report)
+        group_id, aspects = self._fingerprints.fingerprint(stack)
+        seed = None
+        if group_id not in self._seeded:
+            self._seeded.add(group_id)
+            seed = Group(group_id, {k: a.value or "" for k, a in aspects.items()},
+                         {k: a.label for k, a in aspects.items()}, stack)
+        findings = [(str(f["code"]), str(f.get("severity", "")), str(f.get("title", "")), f.get("caused_by"))
+                    for f in report.get("findings") or [] if isinstance(f, Mapping) and f.get("code")]
+        return NodeRecord(answer.node, str(report.get("verdict", "error")), None, findings, group_id, seed)
+
+
 class FleetAggregator:
-    """Feed answers one at a time with `add`; `finish` ranks the groups and names the outliers."""
+    """Feed answers (or records) one at a time; `finish` ranks the groups and names the outliers."""
 
     def __init__(self, engine: str):
         self.engine = engine
@@ -153,37 +189,32 @@ class FleetAggregator:
         self._groups: Dict[str, Group] = {}
         self._findings: Dict[str, FindingSpread] = {}
         self._names: Dict[str, int] = {}
-        self._fingerprints = FingerprintCache()
+        self._reducer = Reducer()
         self.notes: List[str] = []
 
-    def add(self, answer: NodeAnswer) -> None:
-        node = self._unique(answer.node)
-        report = answer.report
-        if answer.error or not isinstance(report, Mapping):
-            self._nodes.append(NodeSummary(node, "no-answer", answer.error or "no report", [], None))
+    def add(self, item: Union[NodeAnswer, NodeRecord]) -> None:
+        record = item if isinstance(item, NodeRecord) else self._reducer.reduce(item)
+        node = self._unique(record.node)
+        if record.error is not None or record.group is None:
+            self._nodes.append(NodeSummary(node, "no-answer", record.error or "no report", [], None))
             return
-        stack = stack_report(report)
-        group_id, aspects = self._fingerprints.fingerprint(stack)
-        group = self._groups.get(group_id)
+        group = self._groups.get(record.group)
         if group is None:
-            group = self._groups[group_id] = Group(
-                group_id, {k: a.value or "" for k, a in aspects.items()}, {k: a.label for k, a in aspects.items()},
-                stack)
+            assert record.seed is not None, "a reducer sends a group's stack with its first node"
+            group = self._groups[record.group] = record.seed
         group.nodes.append(node)
-        findings = [f for f in report.get("findings") or [] if isinstance(f, Mapping) and f.get("code")]
-        for f in findings:
-            spread = self._findings.get(f["code"])
+        for code, severity, title, caused_by in record.findings:
+            spread = self._findings.get(code)
             if spread is None:
-                spread = self._findings[f["code"]] = FindingSpread(
-                    f["code"], str(f.get("severity", "")), str(f.get("title", "")), f.get("caused_by"))
+                spread = self._findings[code] = FindingSpread(code, severity, title, caused_by)
             spread.nodes.append(node)
-        causes = [RootCause(f["code"], str(f.get("severity")), str(f.get("title", ""))) for f in findings
-                  if f.get("severity") in ("error", "warning") and not f.get("caused_by")]
-        self._nodes.append(NodeSummary(node, str(report.get("verdict", "error")), None, causes, group_id))
+        causes = [RootCause(code, severity, title) for code, severity, title, caused_by in record.findings
+                  if severity in ("error", "warning") and not caused_by]
+        self._nodes.append(NodeSummary(node, record.verdict, None, causes, record.group))
 
-    def add_all(self, answers: Iterable[NodeAnswer]) -> "FleetAggregator":
-        for answer in answers:
-            self.add(answer)
+    def add_all(self, items: Iterable[Union[NodeAnswer, NodeRecord]]) -> "FleetAggregator":
+        for item in items:
+            self.add(item)
         return self
 
     def finish(self) -> FleetSummary:

@@ -165,3 +165,25 @@ def test_a_ticket_markdown_report_named_on_the_command_line_is_a_node_too(saved,
     assert made.returncode == 0, made.stderr
     fleet = json.loads(_fleet_reports(str(folder), str(ticket), "--json").stdout)
     assert [(n["node"], n["error"]) for n in fleet["nodes"]] == [("gpu01", None), ("gpu02", None), ("gpu03", None)]
+
+
+def test_a_big_fleet_read_by_worker_processes_gives_the_same_summary(saved, tmp_path: Path, monkeypatch):
+    from gpudoctor.fleet import reports
+
+    odd = copy.deepcopy(saved["healthy"])
+    odd["facts"]["driver"]["kernel"]["version"] = "535.161.08"
+    folder = tmp_path / "r"
+    folder.mkdir()
+    healthy, upgraded = json.dumps(saved["healthy"]), json.dumps(odd)
+    for i in range(reports.PARALLEL_FROM + 50):
+        (folder / f"gpu{i:04d}.json").write_text(upgraded if i % 50 == 7 else healthy)
+    (folder / "gpu9999.json").write_text("{not json")
+
+    def summary() -> Dict[str, Any]:
+        return FleetAggregator("reports").add_all(reports.read_reports([str(folder)])).finish().to_json()
+
+    parallel = summary()
+    monkeypatch.setattr(reports, "PARALLEL_FROM", 10 ** 9)
+    assert summary() == parallel
+    assert parallel["counts"] == {"nodes": 551, "answered": 550, "no_answer": 1, "groups": 2}
+    assert [o["node"] for o in parallel["outliers"]] == [f"gpu{i:04d}" for i in range(7, 550, 50)]
