@@ -133,6 +133,9 @@ def test_usage_errors_exit_2(tmp_path: Path):
     assert no_engine.returncode == 2 and "slurm, ray or reports" in no_engine.stderr
     stray = _fleet_reports(str(tmp_path), "-N", "3")
     assert stray.returncode == 2 and "unrecognized arguments: -N 3" in stray.stderr
+    no_srun = subprocess.run(gpudoctor_command() + ["fleet", "slurm", "-N", "3"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, timeout=60, env=dict(os.environ, PATH=str(tmp_path)))
+    assert no_srun.returncode == 2 and "srun is not on PATH" in no_srun.stderr
 
 
 def test_fleet_ray_without_ray_says_how_to_get_it(tmp_path: Path):
