@@ -1,8 +1,8 @@
 """The one aggregation behind every engine: node answers in, a fleet summary out, streaming.
 
-Each answer is reduced on arrival to what the summary needs (the node's verdict and root causes,
-its group, the findings it has) and dropped, so memory grows with the number of nodes by a few
-hundred bytes each, not by a report each. A group keeps the stack part of its first report, for
+Each answer is reduced on arrival to a `NodeRecord` (the node's verdict, its findings, its group)
+and dropped, so memory grows with the number of nodes by a few hundred bytes each, not by a report
+each; `fleet reports` has worker processes do that reduction for a big fleet. A group keeps the stack part of its first report, for
 ranking its differences from the majority at the end with `gpudoctor diff`'s ranking.
 """
 
