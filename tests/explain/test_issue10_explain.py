@@ -90,6 +90,11 @@ def test_out_of_memory_while_training_stays_a_program_problem():
     assert [f["code"] for f in report["findings"]] == ["not-environment"]
 
 
+# -- the tables as data --------------------------------------------------------------------
+ENTRIES = [(path.name, e) for path in ISSUE10_FILES for e in _load(str(path))["signature"]]
+
+
+@pytest.mark.parametrize("name,entry", ENTRIES, ids=[e["id"] for _, e in ENTRIES])
 def test_every_signature_is_documented_and_matches_its_own_example(name, entry):
     assert entry["meaning"] and entry["example"], entry["id"]
     assert entry["source"].startswith("https://"), entry["id"]
