@@ -44,7 +44,10 @@ def test_share_of_correct_root_causes():
     assert clean == len(clean_cases)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+# A case with `known_miss` records a real log the signatures do not yet explain; strict, so it
+# fails (and must be updated) the day it is explained.
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=c["known_miss"]))
+                                  if c.get("known_miss") else c for c in CASES], ids=[c["id"] for c in CASES])
 def test_case(case):
     result = _explain(case)
     if case["expected"] in ENV_FREE:
