@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..codes import CATALOG, make_finding
 from ..model import Finding, Severity
 from .catalogue import Catalogue, Signature, load_catalogue
+from .cuda_causes import library_install_steps, merge_missing_libraries
 from .enrich import ENRICHERS
 from .templates import first, render, render_all
 
@@ -98,7 +99,12 @@ class Explainer:
         values: Dict[str, Any] = {k: v.strip() for k, v in groups.items() if v}
         if sig.kind == "fact":
             for k, v in values.items():
-                self.facts.setdefault(k, v)
+                if sig.collect:  # every value, in order, bounded
+                    seen = self.facts.setdefault(k, [])
+                    if v not in seen and len(seen) < MAX_LINES_KEPT * 10:
+                        seen.append(v)
+                else:
+                    self.facts.setdefault(k, v)
             return
         if sig.kind == "benign":
             self._note(sig.id, sig.meaning, lineno, line)
@@ -149,6 +155,7 @@ class Explainer:
         hits = self._fold_generic(list(self.hits.values()))
         findings = [self._finding(h) for h in hits]
         findings = _link_causes(findings, hits)
+        findings = merge_missing_libraries(findings, self.facts)
         return Diagnosis(findings=rank(findings), facts=dict(self.facts),
                          notes=sorted(self.notes.values(), key=lambda n: n.first_line))
 
@@ -170,7 +177,8 @@ class Explainer:
         entry = CATALOG[h.code]
         severity = Severity(h.sig.severity) if h.sig.severity else entry.severity
         detail = render(h.sig.detail, values)
-        fix = render_all(list(h.sig.fix) + list(values.get("_fix", ())), values)
+        fix = library_install_steps(values, self.facts) + render_all(list(h.sig.fix) + list(values.get("_fix", ())),
+                                                                     values)
         evidence: Dict[str, Any] = {
             "source": "log",
             "signature": h.sig.id,

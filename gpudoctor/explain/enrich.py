@@ -48,7 +48,13 @@ def soname(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Valu
                        if "{" in fam.component else fam.component, _optional=fam.optional,
                        _code=fam.code, _fix=fam.fix)
     out["what"] = out["component"]
-    if version and fam.version_is == "cuda":
+    if fam.library:
+        out["library"] = fam.library.format(**groups) if "{" in fam.library else fam.library
+    if version and fam.version_is == "library" and _toolkit_numbered(fam, version):
+        # libcufft.so.10.0: until CUDA 10.0 the math libraries carried the toolkit's major.minor
+        out["needs"] = out["cuda_version"] = version
+        out["what"] = f"{out['component']} for CUDA {version}"
+    elif version and fam.version_is == "cuda":
         out["needs"] = f"CUDA {version}"
         out["cuda_version"] = version
         out["what"] = f"{out['component']} for CUDA {version}"
@@ -57,6 +63,11 @@ def soname(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Valu
         out["needs"] = f"{short} {version}"
         out["what"] = out["needs"]
     return out
+
+
+def _toolkit_numbered(fam, version: str) -> bool:
+    parts = version.split(".")
+    return fam.library not in ("cudnn", "nccl") and len(parts) == 2 and parts[0].isdigit() and int(parts[0]) <= 10
 
 
 def cuda_error(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:

@@ -1,0 +1,180 @@
+"""The CUDA libraries a log says are missing: one cause per CUDA version, with what the log says was found.
+
+TensorFlow 1.14 on a machine with only CUDA 10.1 logs six "Could not dlopen library" lines
+(libcudart, libcublas, libcufft, libcurand, libcusolver, libcusparse .so.10.0): one cause, the CUDA
+10.0 libraries are not there. This module folds such findings into one, names what the log shows
+was found instead (LD_LIBRARY_PATH of the dlerror line, libraries that did load, conda's
+cudatoolkit, the toolkit collect_env or nvcc saw) and writes the install steps of the era.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from .. import compat
+from ..causes import one_finding_per_cause
+from ..codes import make_finding
+from ..compat.versions import vkey
+from ..fixes import cuda_install_steps, known_pip, pip_wheel
+from ..model import Finding
+
+LIBRARY_CODES = ("cuda-library-missing", "cudnn-missing")
+# Signatures whose message means "the program asked for this soname and the loader did not find it".
+LOADER_SIGNATURES = ("tf-dso-loader-missing", "shared-object-missing", "cannot-find-library", "unable-to-load-any-of",
+                     "cudnn-sublib-missing")
+NOT_TOOLKIT = ("cudnn", "nccl", "")
+_CUDA_IN_PATH = re.compile(r"cuda[-_/]?v?(\d+\.\d+)", re.IGNORECASE)
+_CUDART = re.compile(r"^libcudart\.so\.(\d+\.\d+)$")
+
+
+# -- what the log says was found ----------------------------------------------------------------
+
+def found_cuda(facts: Dict[str, Any]) -> List[Tuple[str, str]]:
+    """(CUDA major.minor, where the log shows it) for every CUDA the log says is installed."""
+    out: List[Tuple[str, str]] = []
+    for folder in str(facts.get("ld_library_path") or "").split(":"):
+        m = _CUDA_IN_PATH.search(folder)
+        if m:
+            out.append((m.group(1), f"{folder} on LD_LIBRARY_PATH"))
+    for soname in _as_list(facts.get("loaded")):
+        m = _CUDART.match(soname)
+        if m:
+            out.append((m.group(1), f"{soname}, which the program loaded"))
+    if facts.get("env_cudatoolkit"):
+        out.append((str(facts["env_cudatoolkit"]), f"conda's cudatoolkit {facts['env_cudatoolkit']}"))
+    if facts.get("cuda_found"):
+        out.append((str(facts["cuda_found"]), "the CUDA toolkit the log reports (collect_env or nvcc)"))
+    seen, unique = set(), []
+    for version, where in out:
+        if (version, where) not in seen:
+            seen.add((version, where))
+            unique.append((version, where))
+    return unique
+
+
+def _as_list(value: Any) -> List[str]:
+    if value is None:
+        return []
+    return [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]
+
+
+def env_kind(facts: Dict[str, Any]) -> Optional[str]:
+    """'conda' when the log shows a conda environment, None when it does not say."""
+    return "conda" if facts.get("conda_env") or facts.get("env_cudatoolkit") else None
+
+
+# -- install steps for one missing library ------------------------------------------------------
+
+def _cudnn_wheels(major: str) -> List[str]:
+    """nvidia-cudnn-cuXX=={major}.* for every CUDA major whose wheel has that cuDNN major."""
+    out = []
+    for cu in (11, 12, 13):
+        versions = known_pip().get(f"nvidia-cudnn-cu{cu}", {}).get("versions") or []
+        if any(v.split(".")[0] == major for v in versions):
+            out.append(f'"nvidia-cudnn-cu{cu}=={major}.*"')
+    return out
+
+
+def library_install_steps(ev: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
+    """How to install the library of one finding, by era; [] when the log does not tell enough."""
+    library, major = ev.get("library") or "", str(ev.get("major") or "")
+    cuda = ev.get("cuda_version") or facts.get("tf_cuda") or facts.get("torch_cuda")
+    if library == "cudnn" and major.isdigit():
+        wheels = _cudnn_wheels(major)
+        cu = str(cuda).split(".")[0] if cuda else ""
+        chosen = [w for w in wheels if f"-cu{cu}=" in w] or wheels
+        steps = [f'`conda install "cudnn={major}"` in a conda env (conda\'s cuDNN {major}).']
+        if chosen:
+            steps.append(f"`pip install {chosen[0]}`" + (f" (or {', '.join(chosen[1:])} for another CUDA major)"
+                                                         if len(chosen) > 1 else "") + f": NVIDIA's cuDNN {major} wheel.")
+        else:
+            steps.append(f"cuDNN {major} has no pip wheel: NVIDIA's cuDNN {major} archive for your CUDA version.")
+        return steps
+    if library in NOT_TOOLKIT or not cuda or str(cuda).lower() == "none":
+        if library and library not in ("cudnn", "nccl"):
+            return [f"Install the {library} of the CUDA version the program was built for (its {library} major is "
+                    f"{major or '?'}): NVIDIA's nvidia-{library.lower()}-cuXX wheel for a CUDA 11+ build, conda's "
+                    "cudatoolkit (CUDA <= 11.8) or lib* packages with cuda-version (CUDA 12+), or the CUDA toolkit."]
+        if library == "nccl":
+            wheels = [w for w in (pip_wheel("nccl", 12), pip_wheel("nccl", 11)) if w]
+            return [f"`pip install {wheels[0]}` (or {wheels[1]} for a CUDA 11 build), or "
+                    "`conda install -c conda-forge nccl`."]
+        return []
+    return cuda_install_steps(str(cuda), [library], env_kind(facts))
+
+
+# -- one finding per missing CUDA version -------------------------------------------------------
+
+def _cuda_key(f: Finding) -> Optional[str]:
+    ev = f.evidence
+    if f.code not in LIBRARY_CODES or ev.get("signature") not in LOADER_SIGNATURES or not ev.get("library"):
+        return None
+    return str(ev.get("cuda_version") or "")
+
+
+def merge_missing_libraries(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
+    """The libraries of one CUDA version (plus cuDNN and the math libraries the log names without
+    a CUDA version, when only one CUDA version is missing) become one finding."""
+    versions = {k for k in (_cuda_key(f) for f in findings) if k}
+    only = next(iter(versions)) if len(versions) == 1 else None
+
+    def cause_of(f: Finding) -> Optional[str]:
+        key = _cuda_key(f)
+        if key is None:
+            return None
+        return f"cuda:{key or only}" if (key or only) else None
+
+    return one_finding_per_cause(findings, cause_of, lambda key, members: _merged(key[5:], members, facts))
+
+
+def _framework(members: Sequence[Finding], facts: Dict[str, Any]) -> Tuple[str, str]:
+    if any(m.evidence.get("signature") == "tf-dso-loader-missing" for m in members):
+        version = facts.get("tf_version")
+        return "tensorflow", f"TensorFlow{' ' + str(version) if version else ''}"
+    return "", "The program"
+
+
+def _merged(cuda: str, members: List[Finding], facts: Dict[str, Any]) -> Finding:
+    sonames = [str(m.evidence.get("soname")) for m in members]
+    libraries = [str(m.evidence.get("library")) for m in members]
+    cudnn = next((m.evidence for m in members if m.evidence.get("library") == "cudnn"), None)
+    framework, who = _framework(members, facts)
+    found = [(v, where) for v, where in found_cuda(facts) if v != cuda]
+    loaded = [s for s in _as_list(facts.get("loaded")) if s.startswith(("libcudnn", "libcudart", "libcublas"))]
+    needed = f"CUDA {cuda}" + (f" and cuDNN {cudnn.get('major')}" if cudnn else "")
+    detail = (f"{who} was built for {needed}: it dlopens {', '.join(sonames)}, and the loader found none of them "
+              f"({len(sonames)} libraries, one cause: the CUDA {cuda} libraries are not installed where it looks).")
+    if loaded:
+        detail += f" What did load: {', '.join(loaded)}."
+    if found:
+        detail += (" The log shows CUDA " + "; ".join(f"{v} ({where})" for v, where in found)
+                   + f": another CUDA version does not serve it, because each soname carries its version.")
+    fix = cuda_install_steps(cuda, [lib for lib in libraries if lib != "cudnn"] + (["cudnn"] if cudnn else []),
+                             env_kind(facts), cudnn_major=str(cudnn.get("major")) if cudnn else None)
+    if found and framework == "tensorflow":
+        fix += _tensorflow_for(found[0][0])
+    fix.append(f"If CUDA {cuda} is already on disk (`ls -d /usr/local/cuda-{cuda}*`), put its lib64 folder on "
+               "LD_LIBRARY_PATH instead.")
+    code = "cuda-version-mismatch" if found else ("cudnn-missing" if all(l == "cudnn" for l in libraries)
+                                                   else "cuda-library-missing")
+    evidence = dict(members[0].evidence, sonames=sonames, cuda_version=cuda, needs=needed,
+                    found=[{"cuda": v, "where": w} for v, w in found], loaded=loaded,
+                    lines=sorted({n for m in members for n in m.evidence.get("lines", [])})[:10],
+                    count=sum(int(m.evidence.get("count", 1)) for m in members))
+    title = (f"{who} needs the CUDA {cuda} libraries" + (f"; the log shows CUDA {found[0][0]}" if found else
+                                                         ", and they are not on the loader path"))
+    return make_finding(code, detail, evidence=evidence, fix=fix, title=title, severity=members[0].severity)
+
+
+def _tensorflow_for(cuda: str) -> List[str]:
+    """The TensorFlow releases tested with the CUDA the machine has (compat/tensorflow.toml)."""
+    rows = sorted((r for r in compat.tables().tf_tested if r.platform == "linux" and r.cuda == cuda),
+                  key=lambda r: vkey(r.version))
+    if not rows:
+        return []
+    span = rows[0].version if len(rows) == 1 else f"{rows[0].version}-{rows[-1].version}"
+    newest = rows[-1]
+    package = newest.package.replace("_", "-")
+    return [f"Or use a TensorFlow built for the CUDA {cuda} you have ({span}, tested with cuDNN {newest.cudnn}): "
+            f"`pip install \"{package}=={newest.version}\"` (Python {', '.join(newest.python)})."]
