@@ -86,7 +86,7 @@ def cuda_int(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Va
 
 
 def cudnn_int(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
-    raw = str(values.get(arg) or "")
+    raw = str(values.get(arg) or "").rstrip(".")
     if not raw:
         return {}
     dotted = _dotted(raw, False)
@@ -95,6 +95,19 @@ def cudnn_int(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[V
     if major.isdigit():
         out[f"{arg}_next"] = str(int(major) + 1)
     return out
+
+
+def cudnn_wheel(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
+    """`pip install "nvidia-cudnn-cuXX==M.*"` for the cuDNN major in `{arg}_major`, only where such a
+    wheel was published (cuDNN wheels start with 8.x for CUDA 11/12; none for cuDNN 7)."""
+    from ..fixes import known_pip
+
+    major = str(values.get(f"{arg}_major") or "")
+    for cu in (12, 11, 13):
+        versions = known_pip().get(f"nvidia-cudnn-cu{cu}", {}).get("versions") or []
+        if major and any(v.split(".")[0] == major for v in versions):
+            return {f"{arg}_pip": f'pip install "nvidia-cudnn-cu{cu}=={major}.*"'}
+    return {}
 
 
 def jax_version(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
@@ -114,6 +127,7 @@ ENRICHERS: Dict[str, Callable[[Catalogue, Values, str, str], Optional[Values]]] 
     "cuda_error": cuda_error,
     "cuda_int": cuda_int,
     "cudnn_int": cudnn_int,
+    "cudnn_wheel": cudnn_wheel,
     "jax_version": jax_version,
     "sm": sm,
 }

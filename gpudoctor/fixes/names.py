@@ -90,14 +90,15 @@ def check_spec(spec: InstallSpec) -> Optional[str]:
     if entry is None:
         return f"{spec.tool} package {spec.name!r} ({spec.text}) is not on the list of real package names"
     versions = list(entry.get("versions") or [])
-    if spec.pin is None:
+    pin = spec.pin.split("+")[0] if spec.pin else None  # a local version (+cu101) lives on the framework's index
+    if pin is None:
         if entry.get("latest_is_placeholder"):
             return f"{spec.name}: its newest release is a placeholder; a fix must pin a real release"
         return None
     if versions:
-        return None if _matches(spec.pin, versions) else f"{spec.text}: no release {spec.pin} of {spec.name}"
+        return None if _matches(pin, versions) else f"{spec.text}: no release {pin} of {spec.name}"
     latest = version_parts(str(entry.get("latest") or ""))
-    wanted = version_parts(spec.pin.rstrip(".*"))
+    wanted = version_parts(pin.rstrip(".*"))
     if latest and wanted and wanted[:len(latest)] > latest:
         return f"{spec.text}: newer than the newest release of {spec.name} ({entry.get('latest')})"
     return None

@@ -33,6 +33,7 @@ CUDA_COMPONENTS: Dict[str, Tuple[str, str, bool]] = {
 # Not part of the toolkit: versioned on their own, -cuXX wheels for every CUDA major with wheels.
 SEPARATE = {"cudnn": ("cudnn", "cudnn"), "nccl": ("nccl", "nccl")}
 TOOLKIT_WHEELS_FROM = 11  # the first CUDA major with nvidia-*-cuXX wheels
+FIRST_CUDA = {"nvJitLink": 12}  # nvJitLink is new in CUDA 12.0: no nvidia-nvjitlink-cu11 wheel exists
 SPLIT_CONDA_FROM = 12  # conda-forge's split cuda-* packages start with CUDA 12.0
 
 
@@ -44,7 +45,7 @@ def _major_minor(cuda: str) -> Tuple[Optional[int], Optional[int]]:
 def pip_wheel(component: str, cuda_major: int, library_major: Optional[str] = None) -> Optional[str]:
     """The wheel (with a pin where the name alone is not enough) of a component for a CUDA major,
     or None where NVIDIA published none (CUDA <= 10.2)."""
-    if cuda_major < TOOLKIT_WHEELS_FROM:
+    if cuda_major < max(TOOLKIT_WHEELS_FROM, FIRST_CUDA.get(component, 0)):
         return None
     if component in SEPARATE:
         name = f"nvidia-{SEPARATE[component][0]}-cu{cuda_major}"
