@@ -15,9 +15,11 @@ CauseKey = Callable[[Finding], Optional[str]]  # None: this finding stands alone
 Merge = Callable[[str, List[Finding]], Finding]
 
 
-def one_finding_per_cause(findings: List[Finding], cause_of: CauseKey, merge: Merge) -> List[Finding]:
+def one_finding_per_cause(findings: List[Finding], cause_of: CauseKey, merge: Merge,
+                          merge_single: bool = False) -> List[Finding]:
     """Findings with the same cause key become one (built by `merge`), placed where the first was;
-    `caused_by` pointers to a code that was merged away point at the merged finding instead."""
+    `caused_by` pointers to a code that was merged away point at the merged finding instead.
+    `merge_single`: a cause with one symptom goes through `merge` too (to be worded as the cause)."""
     groups: Dict[str, List[Finding]] = {}
     for f in findings:
         key = cause_of(f)
@@ -28,7 +30,7 @@ def one_finding_per_cause(findings: List[Finding], cause_of: CauseKey, merge: Me
     for f in findings:
         key = cause_of(f)
         members = groups.get(key) if key is not None else None
-        if not members or len(members) == 1:
+        if not members or (len(members) == 1 and not merge_single):
             out.append(f)
         elif f is members[0]:
             merged = merge(key, members)

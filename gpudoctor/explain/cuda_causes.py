@@ -107,25 +107,33 @@ def library_install_steps(ev: Dict[str, Any], facts: Dict[str, Any]) -> List[str
 # -- one finding per missing CUDA version -------------------------------------------------------
 
 def _cuda_key(f: Finding) -> Optional[str]:
+    """The CUDA major a missing library belongs to ("10", "11"), "" when its soname does not say."""
     ev = f.evidence
     if f.code not in LIBRARY_CODES or ev.get("signature") not in LOADER_SIGNATURES or not ev.get("library"):
         return None
-    return str(ev.get("cuda_version") or "")
+    return str(ev.get("cuda_version") or "").split(".")[0]
 
 
 def merge_missing_libraries(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
-    """The libraries of one CUDA version (plus cuDNN and the math libraries the log names without
-    a CUDA version, when only one CUDA version is missing) become one finding."""
-    versions = {k for k in (_cuda_key(f) for f in findings) if k}
-    only = next(iter(versions)) if len(versions) == 1 else None
+    """The libraries of one CUDA major (plus cuDNN and the math libraries the log names without a
+    CUDA version, when only one CUDA major is missing) become one finding, worded as that cause."""
+    majors = {k for k in (_cuda_key(f) for f in findings) if k}
+    only = next(iter(majors)) if len(majors) == 1 else None
 
     def cause_of(f: Finding) -> Optional[str]:
         key = _cuda_key(f)
-        if key is None:
+        if key is None or not (key or only):
             return None
-        return f"cuda:{key or only}" if (key or only) else None
+        return f"cuda:{key or only}"
 
-    return one_finding_per_cause(findings, cause_of, lambda key, members: _merged(key[5:], members, facts))
+    def merge(key: str, members: List[Finding]) -> Finding:
+        versions = [str(m.evidence.get("cuda_version")) for m in members if m.evidence.get("cuda_version")]
+        cuda = max(versions, key=len) if versions else key[5:]  # the most precise: 11.0 over 11
+        if len(members) == 1 and not [v for v, _ in found_cuda(facts) if v != cuda]:
+            return members[0]  # one library, nothing else found: its own finding says it best
+        return _merged(cuda, members, facts)
+
+    return one_finding_per_cause(findings, cause_of, merge, merge_single=True)
 
 
 def _framework(members: Sequence[Finding], facts: Dict[str, Any]) -> Tuple[str, str]:
