@@ -111,6 +111,8 @@ def _cuda_key(f: Finding) -> Optional[str]:
     ev = f.evidence
     if f.code not in LIBRARY_CODES or ev.get("signature") not in LOADER_SIGNATURES or not ev.get("library"):
         return None
+    if ev.get("wanted") and ev.get("wanted") != ev.get("soname"):
+        return None  # a dependency of the library asked for (libcusolver.so.11 needs libnvJitLink.so.12): its own cause
     return str(ev.get("cuda_version") or "").split(".")[0]
 
 
