@@ -61,9 +61,11 @@ def count_causes(findings: List[Finding]) -> Dict[str, int]:
 
 
 def tally_text(findings: List[Finding]) -> str:
-    """'1 error, 2 warnings (3 symptoms)': the verdict line's counts, causes not lines."""
+    """'1 error + 1 symptom', '2 warnings': the verdict line's counts, causes not lines."""
     c = count_causes(findings)
-    text = f"{c['errors']} error{'s' if c['errors'] != 1 else ''}, {c['warnings']} warning{'s' if c['warnings'] != 1 else ''}"
+    parts = [f"{n} {word}{'s' if n != 1 else ''}" for word, n in (("error", c["errors"]), ("warning", c["warnings"]))
+             if n]
+    text = ", ".join(parts) or "no problems"
     if c["symptoms"]:
-        text += f" ({c['symptoms']} symptom{'s' if c['symptoms'] != 1 else ''} of them)"
+        text += f" + {c['symptoms']} symptom{'s' if c['symptoms'] != 1 else ''}"
     return text

@@ -52,8 +52,8 @@ def framework_sonames(facts: Facts, prior: Prior) -> Iterable[Finding]:
         return  # no GPU: the framework needs none of them; no search ran: absence proves nothing
     for fw in _checked_frameworks(facts):
         by_code = missing_sonames(fw, facts)
-        if len(by_code) > 1 and _and_cuda_release(fw):
-            # One command installs them all: one finding, under the code that matters most.
+        if len(by_code) > 1:
+            # One build's CUDA and cuDNN are one cause: one finding, under the code that matters most.
             code = next(c for c in SONAME_CODE_PRIORITY if c in by_code)
             by_code = {code: [m for c in SONAME_CODE_PRIORITY for m in by_code.get(c, [])]}
         for code, missing in by_code.items():

@@ -91,7 +91,7 @@ def test_cuda_11_libraries_get_wheels_and_cuda_12_conda_gets_cuda_version():
 
 def test_tally_counts_causes_not_lines():
     findings = explain_text(ISSUE_11_FULL).findings
-    assert tally_text(findings) == "1 error, 0 warnings (1 symptom of them)"
+    assert tally_text(findings) == "1 error + 1 symptom"
 
 
 def test_explain_command_prints_one_root_cause(tmp_path):
