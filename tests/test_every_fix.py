@@ -184,3 +184,18 @@ def test_every_rule_fix_names_real_packages(name, facts):
     findings = diagnose(facts)
     problems = [f"{f.code}: {p}" for f in findings for p in _fix_problems(f.fix)]
     assert not problems, "\n".join(problems)
+
+
+def test_refresh_script_drops_placeholders_by_file_size():
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "tools" / "refresh_package_names.py"
+    spec = importlib.util.spec_from_file_location("refresh_package_names", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    index = {"files": [{"filename": "tensorflow_gpu-2.11.0-cp310-cp310-manylinux2014_x86_64.whl", "size": 588_000_000},
+                       {"filename": "tensorflow-gpu-2.12.0.tar.gz", "size": 2_600},
+                       {"filename": "tensorflow-gpu-2.10.0.tar.gz", "size": 900, "yanked": True}]}
+    assert tool.releases(index, "tensorflow-gpu") == ["2.11.0"]
+    assert tool.placeholder_release([{"filename": "nvidia-cublas-cu110-0.0.1.dev5.tar.gz", "size": 8118}])
+    assert not tool.placeholder_release([{"filename": "ninja-1.13.2-py3-none-manylinux.whl", "size": 180_000}])
