@@ -360,7 +360,7 @@ def libdevice_missing(facts: Facts, prior: Prior) -> Iterable[Finding]:
         f"{', '.join(users)} is installed and XLA links libdevice.10.bc into its kernels, but no "
         f"nvvm/libdevice/libdevice.10.bc was found (CUDA_HOME, conda env, nvidia-cuda-nvcc wheel, /usr/local/cuda*).",
         evidence={"packages": users},
-        fix=[f"{pip(facts)} install nvidia-cuda-nvcc-cu12  # or the nvidia-cuda-nvcc wheel of your CUDA major",
+        fix=[f"{pip(facts)} install {'nvidia-cuda-nvcc' if any('13' in u for u in users) else 'nvidia-cuda-nvcc-cu12'}",
              "or point XLA at a toolkit: `export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda`"])
 
 
