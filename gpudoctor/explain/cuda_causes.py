@@ -153,8 +153,11 @@ def _merged(cuda: str, members: List[Finding], facts: Dict[str, Any]) -> Finding
     found = [(v, where) for v, where in found_cuda(facts) if v != cuda]
     loaded = [s for s in _as_list(facts.get("loaded")) if s.startswith(("libcudnn", "libcudart", "libcublas"))]
     needed = f"CUDA {cuda}" + (f" and cuDNN {cudnn.get('major')}" if cudnn else "")
-    detail = (f"{who} was built for {needed}: it dlopens {', '.join(sonames)}, and the loader found none of them "
-              f"({len(sonames)} libraries, one cause: the CUDA {cuda} libraries are not installed where it looks).")
+    if len(sonames) == 1:
+        detail = f"{who} was built for {needed}: it dlopens {sonames[0]}, which the loader did not find."
+    else:
+        detail = (f"{who} was built for {needed}: it dlopens {', '.join(sonames)}, and the loader found none of them "
+                  f"({len(sonames)} libraries, one cause: the CUDA {cuda} libraries are not installed where it looks).")
     if loaded:
         detail += f" What did load: {', '.join(loaded)}."
     if found:
