@@ -40,7 +40,7 @@ def test_tensorflow_114_missing_cuda_and_cudnn_is_one_finding_with_fixes_that_ex
     assert [f.code for f in library_findings] == ["cuda-library-missing"]
     assert "libcudnn.so.7" in library_findings[0].detail and "libcudart.so.10.0" in library_findings[0].detail
     fix = " ".join(library_findings[0].fix)
-    assert "conda install cudatoolkit=10.0" in fix
+    assert "conda install -c conda-forge cudatoolkit=10.0 \"cudnn=7\"" in fix
     assert not [p for step in library_findings[0].fix for p in check_command(step)]
 
 
