@@ -64,6 +64,20 @@ def env_kind(facts: Dict[str, Any]) -> Optional[str]:
     return "conda" if facts.get("conda_env") or facts.get("env_cudatoolkit") else None
 
 
+def driver_note(cuda: str, facts: Dict[str, Any]) -> List[str]:
+    """What the log says about the driver and the GPU, where they cannot run CUDA `cuda` at all: then
+    installing its libraries is not enough (and a GPU too old for it can take no driver that would be)."""
+    cc, driver_cuda = facts.get("compute_capability"), facts.get("driver_cuda")
+    archs = compat.cuda_build_archs(cuda) if "." in cuda else None
+    if cc and archs is not None and archs.can_build_for(str(cc)) is False:
+        return [f"Note: this GPU (compute capability {cc}) is older than CUDA {cuda} supports (from "
+                f"{archs.min_compute_capability}): no driver makes it run; use a build for an older CUDA."]
+    if driver_cuda and vkey(cuda)[:1] > vkey(str(driver_cuda))[:1]:
+        return [f"Note: the driver in this log supports CUDA up to {driver_cuda} (nvidia-smi); CUDA {cuda} also "
+                "needs a newer driver, or use a build for the CUDA the driver supports."]
+    return []
+
+
 # -- install steps for one missing library ------------------------------------------------------
 
 def _cudnn_wheels(major: str) -> List[str]:
@@ -101,7 +115,7 @@ def library_install_steps(ev: Dict[str, Any], facts: Dict[str, Any]) -> List[str
             return [f"`pip install {wheels[0]}` (or {wheels[1]} for a CUDA 11 build), or "
                     "`conda install -c conda-forge nccl`."]
         return []
-    return cuda_install_steps(str(cuda), [library], env_kind(facts))
+    return cuda_install_steps(str(cuda), [library], env_kind(facts)) + driver_note(str(cuda), facts)
 
 
 # -- one finding per missing CUDA version -------------------------------------------------------
@@ -165,6 +179,7 @@ def _merged(cuda: str, members: List[Finding], facts: Dict[str, Any]) -> Finding
                    + f": another CUDA version does not serve it, because each soname carries its version.")
     fix = cuda_install_steps(cuda, [lib for lib in libraries if lib != "cudnn"] + (["cudnn"] if cudnn else []),
                              env_kind(facts), cudnn_major=str(cudnn.get("major")) if cudnn else None)
+    fix += driver_note(cuda, facts)
     if found and framework == "tensorflow":
         fix += _tensorflow_for(found[0][0])
     fix.append(f"If CUDA {cuda} is already on disk (`ls -d /usr/local/cuda-{cuda}*`), put its lib64 folder on "

@@ -104,3 +104,10 @@ def test_explain_command_prints_one_root_cause(tmp_path):
     roots = [f for f in report["findings"] if f["caused_by"] is None and f["severity"] == "error"]
     assert [f["code"] for f in roots] == ["cuda-version-mismatch"]
     assert "conda install -c conda-forge cudatoolkit=10.0" in " ".join(roots[0]["fix"])
+
+
+def test_a_driver_too_old_for_the_missing_cuda_is_said_with_the_fix():
+    log = ("| NVIDIA-SMI 470.57.02    Driver Version: 470.57.02    CUDA Version: 11.4 |\n"
+           "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory")
+    f = explain_text(log).findings[0]
+    assert any("supports CUDA up to 11.4" in step for step in f.fix)
