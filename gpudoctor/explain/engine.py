@@ -42,6 +42,15 @@ class Hit:
     count: int = 0  # log lines that showed it
     signatures: List[str] = field(default_factory=list)
     last_line: int = 0
+    seen: Dict[str, List[str]] = field(default_factory=dict)  # every value of a group over the folded lines
+
+    def remember(self, values: Dict[str, Any]) -> None:
+        """One finding, many symptoms: keep what differs between them (the GPUs of one full-memory problem)."""
+        for k, v in values.items():
+            if not k.startswith("_") and isinstance(v, str):
+                kept = self.seen.setdefault(k, [])
+                if v not in kept and len(kept) < MAX_LINES_KEPT * 4:
+                    kept.append(v)
 
 
 @dataclass
@@ -136,6 +145,7 @@ class Explainer:
                                        first_line=lineno, text=line.strip()[:MAX_TEXT])
         elif order < hit.order:  # a more specific signature describes it better
             hit.sig, hit.order, hit.values = sig, order, {**hit.values, **values}
+        hit.remember(values)
         if lineno != hit.last_line:
             hit.count += 1
             hit.last_line = lineno
@@ -173,7 +183,8 @@ class Explainer:
         return kept
 
     def _finding(self, h: Hit) -> Finding:
-        values = {**self.facts, **h.values}
+        lists = {f"{k}_list": ", ".join(v) for k, v in h.seen.items()}
+        values = {**self.facts, **lists, **h.values}
         entry = CATALOG[h.code]
         severity = Severity(h.sig.severity) if h.sig.severity else entry.severity
         detail = render(h.sig.detail, values)
@@ -189,6 +200,7 @@ class Explainer:
             "text": h.text,
         }
         evidence.update({k: v for k, v in h.values.items() if not k.startswith("_") and not k.startswith("err_m")})
+        evidence.update({f"all_{k}": v for k, v in h.seen.items() if len(v) > 1})
         for k in ("driver_version", "driver_cuda", "torch_version", "tf_version", "compute_capability"):
             if k in self.facts and k not in evidence:
                 evidence[k] = self.facts[k]

@@ -111,3 +111,10 @@ def test_a_driver_too_old_for_the_missing_cuda_is_said_with_the_fix():
            "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory")
     f = explain_text(log).findings[0]
     assert any("supports CUDA up to 11.4" in step for step in f.fix)
+
+
+def test_the_gpus_of_one_full_memory_problem_are_one_finding():
+    log = "".join(f"CUDA runtime implicit initialization on GPU:{i} failed. Status: out of memory\n" for i in (0, 2, 3))
+    full = [f for f in explain_text(log).findings if f.code == "gpu-memory-full"]
+    assert len(full) == 1
+    assert "GPU 0, 2, 3" in full[0].detail and full[0].evidence["all_gpu"] == ["0", "2", "3"]
