@@ -43,6 +43,10 @@ def found_cuda(facts: Dict[str, Any]) -> List[Tuple[str, str]]:
             out.append((m.group(1), f"{soname}, which the program loaded"))
     if facts.get("env_cudatoolkit"):
         out.append((str(facts["env_cudatoolkit"]), f"conda's cudatoolkit {facts['env_cudatoolkit']}"))
+    for wheel in _as_list(facts.get("runtime_wheel")):
+        m = re.match(r"nvidia-cuda-runtime(?:-cu\d+)?[\s(=]*(\d+\.\d+)", wheel)
+        if m:
+            out.append((m.group(1), f"the pip wheel {wheel.split()[0].split('=')[0]} {m.group(1)}"))
     if facts.get("cuda_found"):
         out.append((str(facts["cuda_found"]), "the CUDA toolkit the log reports (collect_env or nvcc)"))
     seen, unique = set(), []
@@ -177,8 +181,9 @@ def _merged(cuda: str, members: List[Finding], facts: Dict[str, Any]) -> Finding
     if found:
         detail += (" The log shows CUDA " + "; ".join(f"{v} ({where})" for v, where in found)
                    + f": another CUDA version does not serve it, because each soname carries its version.")
-    fix = cuda_install_steps(cuda, [lib for lib in libraries if lib != "cudnn"] + (["cudnn"] if cudnn else []),
-                             env_kind(facts), cudnn_major=str(cudnn.get("major")) if cudnn else None)
+    fix = and_cuda_step(facts) if framework == "tensorflow" else []
+    fix += cuda_install_steps(cuda, [lib for lib in libraries if lib != "cudnn"] + (["cudnn"] if cudnn else []),
+                              env_kind(facts), cudnn_major=str(cudnn.get("major")) if cudnn else None)
     fix += driver_note(cuda, facts)
     if found and framework == "tensorflow":
         fix += _tensorflow_for(found[0][0])
@@ -193,6 +198,14 @@ def _merged(cuda: str, members: List[Finding], facts: Dict[str, Any]) -> Finding
     title = (f"{who} needs the CUDA {cuda} libraries" + (f"; the log shows CUDA {found[0][0]}" if found else
                                                          ", and they are not on the loader path"))
     return make_finding(code, detail, evidence=evidence, fix=fix, title=title, severity=members[0].severity)
+
+
+def and_cuda_step(facts: Dict[str, Any]) -> List[str]:
+    """TensorFlow >= 2.14 installs its own CUDA and cuDNN wheels with the and-cuda extra."""
+    version = str(facts.get("tf_version") or "")
+    if not version or not compat.tensorflow_has_and_cuda(version):
+        return []
+    return [f'`pip install "tensorflow[and-cuda]=={version}"`: the CUDA and cuDNN wheels TensorFlow {version} pins.']
 
 
 def _tensorflow_for(cuda: str) -> List[str]:

@@ -118,3 +118,22 @@ def test_the_gpus_of_one_full_memory_problem_are_one_finding():
     full = [f for f in explain_text(log).findings if f.code == "gpu-memory-full"]
     assert len(full) == 1
     assert "GPU 0, 2, 3" in full[0].detail and full[0].evidence["all_gpu"] == ["0", "2", "3"]
+
+
+def test_tensorflow_215_log_gets_its_and_cuda_command_and_the_wheel_it_has():
+    log = ("tensorflow==2.15.0\nnvidia-cuda-runtime-cu11==11.8.89\n" + "".join(
+        f"W dso_loader.cc:64] Could not load dynamic library '{so}'; dlerror: {so}: cannot open shared object file: "
+        "No such file or directory\n" for so in ("libcudart.so.12", "libcublas.so.12", "libcudnn.so.8")))
+    roots = _roots(explain_text(log))
+    assert len(roots) == 1 and roots[0].code == "cuda-version-mismatch"
+    assert roots[0].fix[0].startswith('`pip install "tensorflow[and-cuda]==2.15.0"`')
+    assert "nvidia-cuda-runtime-cu11 11.8" in roots[0].detail
+    assert not [p for step in roots[0].fix for p in check_command(step)]
+
+
+def test_every_fact_signature_reads_its_own_example():
+    from gpudoctor.explain.catalogue import load_catalogue
+
+    for sig in load_catalogue().signatures:
+        if sig.kind == "fact":
+            assert explain_text(sig.example).facts, sig.id
