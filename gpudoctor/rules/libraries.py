@@ -141,7 +141,7 @@ def driver_too_old(facts: Facts, prior: Prior) -> Iterable[Finding]:
             minor.append((copy, runtime))
     base = {"driver_cuda_version": code, "driver_version": facts.driver.nvml.driver_version}
     if too_new:
-        yield _too_old_finding(too_new, driver, _gpu_ccs(facts), dict(base, runtimes=[
+        yield _too_old_finding(too_new, driver, dict(base, runtimes=[
             {"path": c.real_path, "cuda": _fmt(v), "found_via": c.found_via} for c, v, _ in too_new]))
     evidence = dict(base, runtimes=[{"path": c.real_path, "cuda": _fmt(v), "found_via": c.found_via} for c, v in minor])
     if minor:
@@ -157,18 +157,7 @@ def driver_too_old(facts: Facts, prior: Prior) -> Iterable[Finding]:
             fix=[f"Nothing to do unless PTX JIT fails; then upgrade the driver to one for CUDA {_fmt(newest)} or newer."])
 
 
-def _gpu_ccs(facts: Facts) -> List[str]:
-    return sorted({g.compute_capability for g in facts.gpus if g.compute_capability})
-
-
-def gpus_cuda_cannot_run(cuda: Version, ccs: List[str]) -> List[str]:
-    """Compute capabilities below the minimum of CUDA `cuda` (compat/cuda_archs.toml): no driver runs
-    that CUDA on such a GPU, so asking for a newer driver would be a fix that cannot work."""
-    archs = compat.cuda_build_archs(_fmt(cuda)) if cuda[1] is not None else None
-    return [cc for cc in ccs if archs is not None and archs.can_build_for(cc) is False]
-
-
-def _too_old_finding(too_new: List[Tuple[LibraryCopy, Version, bool]], driver: Version, ccs: List[str],
+def _too_old_finding(too_new: List[Tuple[LibraryCopy, Version, bool]], driver: Version,
                      evidence: Dict[str, object]) -> Finding:
     in_use = [(c, v) for c, v, used in too_new if used]
     shown = in_use or [(c, v) for c, v, _ in too_new]
@@ -183,17 +172,9 @@ def _too_old_finding(too_new: List[Tuple[LibraryCopy, Version, bool]], driver: V
                   f"installed here cannot run on it: {listing}. Programs that use it (built with that "
                   f"toolkit, or loading its libcudart) get error 35; frameworks that bring their own CUDA "
                   f"runtime are not affected.")
-    unsupported = gpus_cuda_cannot_run(newest, ccs)
-    if unsupported:  # no driver can help: the GPU is older than this CUDA supports
-        archs = compat.cuda_build_archs(_fmt(newest))
-        fix = [f"Do not upgrade the driver for this: CUDA {_fmt(newest)} supports GPUs of compute capability "
-               f"{archs.min_compute_capability if archs else '?'} and newer, and this GPU is {', '.join(unsupported)}. "
-               f"Install builds for CUDA {_fmt(driver)} or older instead (e.g. the *-cu{driver[0]} wheels of your "
-               f"framework)."]
-    else:
-        fix = [_upgrade_step(newest),
-               f"Or keep this driver and install builds for CUDA {driver[0]} (e.g. the *-cu{driver[0]} wheels "
-               f"of your framework) instead of CUDA {newest[0]}."]
+    fix = [_upgrade_step(newest),
+           f"Or keep this driver and install builds for CUDA {driver[0]} (e.g. the *-cu{driver[0]} wheels "
+           f"of your framework) instead of CUDA {newest[0]}."]
     if not in_use:
         fix.append("Or remove the toolkit you do not use: " + ", ".join(sorted({os.path.dirname(c.real_path) for c, _ in shown})))
     return make_finding("driver-too-old", detail, evidence=evidence, fix=fix,

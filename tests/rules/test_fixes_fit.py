@@ -1,4 +1,4 @@
-"""Fixes fit the machine: never a driver the GPU cannot take, never a build without its kernels."""
+"""Fixes fit the machine: the driver a CUDA runtime needs, named from the tables."""
 
 from gpudoctor.facts.libraries import LibraryCopy, LibraryFacts
 from tests.factories import finding, gpu_machine
@@ -12,14 +12,6 @@ def _cu12_runtime_in_env(facts):
                                   cuda_major=12))
     facts.libraries.libraries.append(lib)
     return facts
-
-
-def test_a_kepler_gpu_is_not_told_to_upgrade_its_driver_for_cuda_12():
-    facts = _cu12_runtime_in_env(gpu_machine(count=1, name="Tesla K80", cc="3.7", driver="470.82.01", cuda=11040))
-    f = finding(facts, "driver-too-old")
-    fix = " ".join(f.fix)
-    assert "Do not upgrade the driver" in fix and "5.0" in fix and "3.7" in fix
-    assert "Upgrade the NVIDIA driver" not in fix
 
 
 def test_a_turing_gpu_is_told_which_driver_runs_cuda_12_4():
