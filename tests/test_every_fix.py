@@ -68,12 +68,39 @@ def test_every_signature_fix_template_names_real_packages():
         for template, values in itertools.product(sig.fix, VALUE_SETS):
             from gpudoctor.explain.templates import render
             problems += _fix_problems([render(template, values)])
-    for fam in cat.sonames:
-        for template, values in itertools.product(fam.fix, VALUE_SETS):
-            from gpudoctor.explain.templates import render
-            problems += _fix_problems([render(template, dict(values, soname="libx.so.1"))])
     for err in cat.cuda_errors:
         problems += _fix_problems(list(err.fix))
+    assert not problems, "\n".join(problems)
+
+
+# One or more sonames (Linux) and DLL names (Windows) for every family of sonames.toml, in every era.
+FAMILY_SAMPLES = LOG_SONAMES + [
+    "libnvidia-ml.so.1", "libcusolverMg.so.11", "libnpp.so.12", "libnvjpeg.so.12", "libnvrtc-builtins.so.12",
+    "libcupti.so.11.8", "libnvinfer_plugin.so.8", "nvcuda.dll", "nvml.dll", "cudart64_110.dll", "cudart64_101.dll",
+    "cudart64_92.dll", "cudart64_12.dll", "cudart64_13.dll", "cublas64_11.dll", "cublasLt64_12.dll", "cublas64_10.dll",
+    "cublas64_13.dll", "cudnn64_7.dll", "cudnn64_8.dll", "cudnn_ops_infer64_8.dll", "cudnn64_9.dll", "cufft64_10.dll",
+    "cufft64_11.dll", "curand64_10.dll", "cusolver64_11.dll", "cusparse64_12.dll", "nvinfer64_8.dll",
+    "cupti64_2022.3.0.dll"]
+
+
+def test_every_soname_family_fix_names_real_packages():
+    """Each family's fixes rendered with the values its own pattern extracts (as explain does)."""
+    from gpudoctor.explain.cuda_causes import library_install_steps
+    from gpudoctor.explain.enrich import ENRICHERS
+    from gpudoctor.explain.templates import render_all
+
+    cat = load_catalogue()
+    problems, uncovered = [], []
+    for fam in cat.sonames:
+        samples = [so for so in FAMILY_SAMPLES if cat.soname_family(so) is fam]
+        if not samples:
+            uncovered.append(fam.pattern.pattern)
+        for so in samples:
+            values = ENRICHERS["soname"](cat, {"soname": so}, so, "") or {}
+            for facts in ({}, {"conda_env": "/opt/conda/envs/x"}):
+                fixes = library_install_steps(values, facts) + render_all(list(fam.fix), dict(values, soname=so))
+                problems += [f"{so}: {p}" for p in _fix_problems(fixes)]
+    assert not uncovered, f"add a sample soname for these families: {uncovered}"
     assert not problems, "\n".join(problems)
 
 
