@@ -137,3 +137,21 @@ def test_every_fact_signature_reads_its_own_example():
     for sig in load_catalogue().signatures:
         if sig.kind == "fact":
             assert explain_text(sig.example).facts, sig.id
+
+
+def test_join_with_check_says_where_this_machine_has_the_missing_cuda_10_0():
+    from gpudoctor.explain import join_with_check
+
+    folder = "/usr/local/cuda-10.0/lib64"
+    check = {"findings": [], "facts": {"libraries": {"libraries": [
+        {"name": lib[3:], "copies": [{"soname": f"{lib}.so.10.0", "path": f"{folder}/{lib}.so.10.0"}]}
+        for lib in LIBRARIES]}}}
+    joined = join_with_check(explain_text(ISSUE_11_FULL).findings, check)
+    root = _roots_of(joined)[0]
+    assert folder in root.detail and root.fix[0] == f"export LD_LIBRARY_PATH={folder}:$LD_LIBRARY_PATH"
+    nothing = _roots_of(join_with_check(explain_text(ISSUE_11_FULL).findings, {"facts": {}}))[0]
+    assert "none of them on this machine either" in nothing.detail
+
+
+def _roots_of(findings):
+    return [f for f in findings if f.caused_by is None and f.severity == Severity.ERROR]

@@ -50,3 +50,11 @@ def test_verdict_line_counts_causes_not_symptoms():
     _wheel_library(facts, "cusparse", "libcusparse.so.12", "12.3.1.170")
     text = verdict_line("error", diagnose(facts)).plain
     assert "1 error" in text and "2 error" not in text
+
+
+def test_gpus_2_and_3_full_are_one_finding_naming_both():
+    facts = gpu_machine(count=4, used_mib=(0, 0, 11000, 11000))
+    full = [f for f in diagnose(facts) if f.code == "gpu-memory-full"]
+    assert len(full) == 1
+    assert [g["gpu"] for g in full[0].evidence["full"]] == [2, 3]
+    assert "GPU 2" in full[0].detail and "GPU 3" in full[0].detail
