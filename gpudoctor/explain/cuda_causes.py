@@ -208,6 +208,16 @@ def and_cuda_step(facts: Dict[str, Any]) -> List[str]:
     return [f'`pip install "tensorflow[and-cuda]=={version}"`: the CUDA and cuDNN wheels TensorFlow {version} pins.']
 
 
+def and_cuda_hint(facts: Dict[str, Any]) -> str:
+    """The and-cuda line a TensorFlow fix may add: pinned to the log's release, generic when the log
+    does not name one, nothing for a release older than the extra (TensorFlow < 2.14)."""
+    version = str(facts.get("tf_version") or "")
+    if not version:
+        return ("For TensorFlow >= 2.14 on Linux: `pip install 'tensorflow[and-cuda]'` installs matching CUDA and "
+                "cuDNN wheels.")
+    return and_cuda_step(facts)[0] if and_cuda_step(facts) else ""
+
+
 def _tensorflow_for(cuda: str) -> List[str]:
     """The TensorFlow releases tested with the CUDA the machine has (compat/tensorflow.toml)."""
     rows = sorted((r for r in compat.tables().tf_tested if r.platform == "linux" and r.cuda == cuda),

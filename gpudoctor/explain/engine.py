@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..codes import CATALOG, make_finding
 from ..model import Finding, Severity
 from .catalogue import Catalogue, Signature, load_catalogue
-from .cuda_causes import library_install_steps, merge_missing_libraries
+from .cuda_causes import and_cuda_hint, library_install_steps, merge_missing_libraries
 from .enrich import ENRICHERS
 from .templates import first, render, render_all
 
@@ -184,7 +184,7 @@ class Explainer:
 
     def _finding(self, h: Hit) -> Finding:
         lists = {f"{k}_list": ", ".join(v) for k, v in h.seen.items()}
-        values = {**self.facts, **lists, **h.values}
+        values = {**self.facts, **lists, "and_cuda_hint": and_cuda_hint(self.facts), **h.values}
         entry = CATALOG[h.code]
         severity = Severity(h.sig.severity) if h.sig.severity else entry.severity
         detail = render(h.sig.detail, values)

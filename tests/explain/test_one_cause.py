@@ -155,3 +155,11 @@ def test_join_with_check_says_where_this_machine_has_the_missing_cuda_10_0():
 
 def _roots_of(findings):
     return [f for f in findings if f.caused_by is None and f.severity == Severity.ERROR]
+
+
+def test_tensorflow_114_symptom_does_not_offer_the_and_cuda_extra():
+    log = "tensorflow-gpu==1.14.0\n" + ISSUE_11_FULL
+    symptom = next(f for f in explain_text(log).findings if f.code == "framework-gpu-not-detected")
+    assert not any("and-cuda" in step for step in symptom.fix)
+    generic = next(f for f in explain_text(ISSUE_11_FULL).findings if f.code == "framework-gpu-not-detected")
+    assert any("tensorflow[and-cuda]" in step for step in generic.fix)
