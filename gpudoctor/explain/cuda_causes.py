@@ -16,7 +16,7 @@ from .. import compat
 from ..causes import one_finding_per_cause
 from ..codes import make_finding
 from ..compat.versions import vkey
-from ..fixes import cuda_install_steps, known_pip, pip_wheel
+from ..fixes import CUDA_COMPONENTS, cuda_install_steps, known_pip, pip_wheel
 from ..model import Finding
 
 LIBRARY_CODES = ("cuda-library-missing", "cudnn-missing")
@@ -94,31 +94,42 @@ def _cudnn_wheels(major: str) -> List[str]:
     return out
 
 
+def _cudnn_steps(major: str, cuda: Optional[str]) -> List[str]:
+    wheels = _cudnn_wheels(major)
+    cu = str(cuda).split(".")[0] if cuda else ""
+    chosen = [w for w in wheels if f"-cu{cu}=" in w] or wheels
+    steps = [f'`conda install "cudnn={major}"` in a conda env (conda\'s cuDNN {major}).']
+    if not chosen:
+        return steps + [f"cuDNN {major} has no pip wheel: NVIDIA's cuDNN {major} archive for your CUDA version."]
+    others = f" (or {', '.join(chosen[1:])} for another CUDA major)" if len(chosen) > 1 else ""
+    return steps + [f"`pip install {chosen[0]}`{others}: NVIDIA's cuDNN {major} wheel."]
+
+
+def _steps_without_cuda_version(library: str, major: str) -> List[str]:
+    """The soname does not say which CUDA it belongs to (libcufft.so.10 is CUDA 10.1 to 11.x): name the
+    routes, not a package that may be of the wrong era."""
+    if library == "nccl":
+        wheels = [w for w in (pip_wheel("nccl", 12), pip_wheel("nccl", 11)) if w]
+        return [f"`pip install {wheels[0]}` (or {wheels[1]} for a CUDA 11 build), or `conda install -c conda-forge nccl`."]
+    if not library or library == "cudnn":
+        return []
+    wheel = CUDA_COMPONENTS.get(library, (library.lower(), "", False))[0]
+    known = f" (its {library} major is {major})" if major else ""
+    return [f"Install the {library} of the CUDA version the program was built for{known}: NVIDIA's "
+            f"nvidia-{wheel}-cuXX wheel for a CUDA 11+ build, conda's cudatoolkit "
+            "(CUDA <= 11.8) or lib* packages with cuda-version (CUDA 12+), or the CUDA toolkit."]
+
+
 def library_install_steps(ev: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
     """How to install the library of one finding, by era; [] when the log does not tell enough."""
     library, major = ev.get("library") or "", str(ev.get("major") or "")
     cuda = ev.get("cuda_version") or facts.get("tf_cuda") or facts.get("torch_cuda")
+    if str(cuda).lower() == "none":  # "CUDA used to build PyTorch: None": a CPU build
+        cuda = None
     if library == "cudnn" and major.isdigit():
-        wheels = _cudnn_wheels(major)
-        cu = str(cuda).split(".")[0] if cuda else ""
-        chosen = [w for w in wheels if f"-cu{cu}=" in w] or wheels
-        steps = [f'`conda install "cudnn={major}"` in a conda env (conda\'s cuDNN {major}).']
-        if chosen:
-            steps.append(f"`pip install {chosen[0]}`" + (f" (or {', '.join(chosen[1:])} for another CUDA major)"
-                                                         if len(chosen) > 1 else "") + f": NVIDIA's cuDNN {major} wheel.")
-        else:
-            steps.append(f"cuDNN {major} has no pip wheel: NVIDIA's cuDNN {major} archive for your CUDA version.")
-        return steps
-    if library in NOT_TOOLKIT or not cuda or str(cuda).lower() == "none":
-        if library and library not in ("cudnn", "nccl"):
-            return [f"Install the {library} of the CUDA version the program was built for (its {library} major is "
-                    f"{major or '?'}): NVIDIA's nvidia-{library.lower()}-cuXX wheel for a CUDA 11+ build, conda's "
-                    "cudatoolkit (CUDA <= 11.8) or lib* packages with cuda-version (CUDA 12+), or the CUDA toolkit."]
-        if library == "nccl":
-            wheels = [w for w in (pip_wheel("nccl", 12), pip_wheel("nccl", 11)) if w]
-            return [f"`pip install {wheels[0]}` (or {wheels[1]} for a CUDA 11 build), or "
-                    "`conda install -c conda-forge nccl`."]
-        return []
+        return _cudnn_steps(major, cuda)
+    if library in NOT_TOOLKIT or not cuda:
+        return _steps_without_cuda_version(library, major)
     return cuda_install_steps(str(cuda), [library], env_kind(facts)) + driver_note(str(cuda), facts)
 
 
