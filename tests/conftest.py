@@ -1,1 +1,1 @@
-pytest_plugins = ["tests.lab.fixtures", "tests.real_libs.fixtures"]
+pytest_plugins = ["tests.lab.fixtures", "tests.real_libs.fixtures", "tests.fix_guard"]

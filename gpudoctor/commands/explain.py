@@ -88,10 +88,13 @@ def _render(result: Any, findings: List[Finding], no_color: bool, check_note: Op
     from rich.console import Console
     from rich.markup import escape
 
+    from ..causes import tally_text
+
     console = Console(no_color=no_color, highlight=False, soft_wrap=False,
                       force_terminal=None if not no_color else False)
     stats = result.stats
-    console.print(f"[bold]gpudoctor explain[/bold] {escape(result.name)}: {stats.lines:,} lines read")
+    tally = f"; {tally_text(findings)}" if findings else ""
+    console.print(f"[bold]gpudoctor explain[/bold] {escape(result.name)}: {stats.lines:,} lines read{tally}")
     if not findings:
         if result.notes:
             console.print("Nothing in this log points at a GPU environment problem; only messages known to be "

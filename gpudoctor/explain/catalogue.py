@@ -43,6 +43,7 @@ class Signature:
     example: str = ""
     source: str = ""
     requires: Tuple[Tuple[str, str], ...] = ()  # (matched error text, word that must be on the line)
+    collect: bool = False  # a fact seen many times (libraries that loaded): keep every value, not the first
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class SonameFamily:
     version_is: str
     optional: bool
     fix: Tuple[str, ...]
+    library: str = ""  # the component key of gpudoctor.fixes (cudart, cublas, cudnn, ...); "{lib}" from the match
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,7 @@ def _signature(entry: Dict[str, Any], regex: Pattern[str], requires: Tuple[Tuple
         fix=tuple(entry.get("fix", ())), symptom_of=tuple(entry.get("symptom_of", ())),
         enrich=tuple(entry.get("enrich", ())), meaning=entry.get("meaning", ""),
         example=entry.get("example", ""), source=entry.get("source", ""), requires=requires,
+        collect=bool(entry.get("collect", False)),
     )
 
 
@@ -153,7 +156,7 @@ def load_catalogue() -> Catalogue:
     sonames = tuple(
         SonameFamily(pattern=re.compile(s["pattern"]), component=s["component"], code=s["code"],
                      version_is=s.get("version_is", "none"), optional=bool(s.get("optional", False)),
-                     fix=tuple(s.get("fix", ())))
+                     fix=tuple(s.get("fix", ())), library=s.get("library", ""))
         for s in _load("sonames.toml")["soname"]
     )
     signatures = []

@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..codes import CATALOG, make_finding
 from ..model import Finding, Severity
 from .catalogue import Catalogue, Signature, load_catalogue
+from .cuda_causes import and_cuda_hint, library_install_steps, merge_missing_libraries
 from .enrich import ENRICHERS
 from .templates import first, render, render_all
 
@@ -41,6 +42,15 @@ class Hit:
     count: int = 0  # log lines that showed it
     signatures: List[str] = field(default_factory=list)
     last_line: int = 0
+    seen: Dict[str, List[str]] = field(default_factory=dict)  # every value of a group over the folded lines
+
+    def remember(self, values: Dict[str, Any]) -> None:
+        """One finding, many symptoms: keep what differs between them (the GPUs of one full-memory problem)."""
+        for k, v in values.items():
+            if not k.startswith("_") and isinstance(v, str):
+                kept = self.seen.setdefault(k, [])
+                if v not in kept and len(kept) < MAX_LINES_KEPT * 4:
+                    kept.append(v)
 
 
 @dataclass
@@ -103,7 +113,12 @@ class Explainer:
         values: Dict[str, Any] = {k: v.strip() for k, v in groups.items() if v}
         if sig.kind == "fact":
             for k, v in values.items():
-                self.facts.setdefault(k, v)
+                if sig.collect:  # every value, in order, bounded
+                    seen = self.facts.setdefault(k, [])
+                    if v not in seen and len(seen) < MAX_LINES_KEPT * 10:
+                        seen.append(v)
+                else:
+                    self.facts.setdefault(k, v)
             return
         if sig.kind == "benign":
             self._note(sig.id, sig.meaning, lineno, line)
@@ -135,6 +150,7 @@ class Explainer:
                                        first_line=lineno, text=line.strip()[:MAX_TEXT])
         elif order < hit.order:  # a more specific signature describes it better
             hit.sig, hit.order, hit.values = sig, order, {**hit.values, **values}
+        hit.remember(values)
         if lineno != hit.last_line:
             hit.count += 1
             hit.last_line = lineno
@@ -154,6 +170,7 @@ class Explainer:
         hits = self._fold_generic(list(self.hits.values()))
         findings = [self._finding(h) for h in hits]
         findings = _link_causes(findings, hits)
+        findings = merge_missing_libraries(findings, self.facts)
         return Diagnosis(findings=rank(findings), facts=dict(self.facts),
                          notes=sorted(self.notes.values(), key=lambda n: n.first_line))
 
@@ -171,11 +188,13 @@ class Explainer:
         return kept
 
     def _finding(self, h: Hit) -> Finding:
-        values = {**self.facts, **h.values}
+        lists = {f"{k}_list": ", ".join(v) for k, v in h.seen.items()}
+        values = {**self.facts, **lists, "and_cuda_hint": and_cuda_hint(self.facts), **h.values}
         entry = CATALOG[h.code]
         severity = Severity(h.sig.severity) if h.sig.severity else entry.severity
         detail = render(h.sig.detail, values)
-        fix = render_all(list(h.sig.fix) + list(values.get("_fix", ())), values)
+        fix = library_install_steps(values, self.facts) + render_all(list(h.sig.fix) + list(values.get("_fix", ())),
+                                                                     values)
         evidence: Dict[str, Any] = {
             "source": "log",
             "signature": h.sig.id,
@@ -186,6 +205,7 @@ class Explainer:
             "text": h.text,
         }
         evidence.update({k: v for k, v in h.values.items() if not k.startswith("_") and not k.startswith("err_m")})
+        evidence.update({f"all_{k}": v for k, v in h.seen.items() if len(v) > 1})
         for k in ("driver_version", "driver_cuda", "torch_version", "tf_version", "compute_capability"):
             if k in self.facts and k not in evidence:
                 evidence[k] = self.facts[k]

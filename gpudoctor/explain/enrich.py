@@ -48,7 +48,13 @@ def soname(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Valu
                        if "{" in fam.component else fam.component, _optional=fam.optional,
                        _code=fam.code, _fix=fam.fix)
     out["what"] = out["component"]
-    if version and fam.version_is == "cuda":
+    if fam.library:
+        out["library"] = fam.library.format(**groups) if "{" in fam.library else fam.library
+    if version and fam.version_is == "library" and _toolkit_numbered(fam, version):
+        # libcufft.so.10.0: until CUDA 10.0 the math libraries carried the toolkit's major.minor
+        out["needs"] = out["cuda_version"] = version
+        out["what"] = f"{out['component']} for CUDA {version}"
+    elif version and fam.version_is == "cuda":
         out["needs"] = f"CUDA {version}"
         out["cuda_version"] = version
         out["what"] = f"{out['component']} for CUDA {version}"
@@ -57,6 +63,11 @@ def soname(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Valu
         out["needs"] = f"{short} {version}"
         out["what"] = out["needs"]
     return out
+
+
+def _toolkit_numbered(fam, version: str) -> bool:
+    parts = version.split(".")
+    return fam.library not in ("cudnn", "nccl") and len(parts) == 2 and parts[0].isdigit() and int(parts[0]) <= 10
 
 
 def cuda_error(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
@@ -75,7 +86,7 @@ def cuda_int(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Va
 
 
 def cudnn_int(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
-    raw = str(values.get(arg) or "")
+    raw = str(values.get(arg) or "").rstrip(".")
     if not raw:
         return {}
     dotted = _dotted(raw, False)
@@ -84,6 +95,19 @@ def cudnn_int(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[V
     if major.isdigit():
         out[f"{arg}_next"] = str(int(major) + 1)
     return out
+
+
+def cudnn_wheel(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
+    """`pip install "nvidia-cudnn-cuXX==M.*"` for the cuDNN major in `{arg}_major`, only where such a
+    wheel was published (cuDNN wheels start with 8.x for CUDA 11/12; none for cuDNN 7)."""
+    from ..fixes import known_pip
+
+    major = str(values.get(f"{arg}_major") or "")
+    for cu in (12, 11, 13):
+        versions = known_pip().get(f"nvidia-cudnn-cu{cu}", {}).get("versions") or []
+        if major and any(v.split(".")[0] == major for v in versions):
+            return {f"{arg}_pip": f'pip install "nvidia-cudnn-cu{cu}=={major}.*"'}
+    return {}
 
 
 def jax_version(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
@@ -103,6 +127,7 @@ ENRICHERS: Dict[str, Callable[[Catalogue, Values, str, str], Optional[Values]]] 
     "cuda_error": cuda_error,
     "cuda_int": cuda_int,
     "cudnn_int": cudnn_int,
+    "cudnn_wheel": cudnn_wheel,
     "jax_version": jax_version,
     "sm": sm,
 }

@@ -90,6 +90,28 @@ def _join_library(f: Finding, check_json: Dict[str, Any]) -> Finding:
                    evidence=evidence)
 
 
+def _join_libraries(f: Finding, check_json: Dict[str, Any]) -> Finding:
+    """A finding for several missing libraries (one CUDA version): which of them this machine has, and where."""
+    sonames = [str(s) for s in f.evidence.get("sonames") or []]
+    entries = _library_entries(check_json)
+    present: Dict[str, str] = {}
+    for soname in sonames:
+        name = _library_name(soname).lower()
+        for entry in (e for e in entries if str(e.get("name", "")).lower() == name):
+            for c in _copies(entry):
+                if c.get("soname") == soname and soname not in present:
+                    present[soname] = str(c.get("path") or c.get("real_path"))
+    evidence = dict(f.evidence, check_present=present)
+    if not present:
+        return replace(f, detail=f"{f.detail} The check found none of them on this machine either.", evidence=evidence)
+    folders = sorted({os.path.dirname(p) for p in present.values()})
+    detail = (f"{f.detail} On this machine {', '.join(present)} exist in {', '.join(folders)}, but the program's "
+              "loader did not look there" + ("." if len(present) == len(sonames) else
+                                             f"; {', '.join(s for s in sonames if s not in present)} are missing here too."))
+    fix = [f"export LD_LIBRARY_PATH={':'.join(folders)}:$LD_LIBRARY_PATH"] + list(f.fix)
+    return replace(f, detail=detail, fix=fix, evidence=evidence)
+
+
 def _driver_label(check_json: Dict[str, Any]) -> Optional[str]:
     nvml_version = _get(check_json, "facts", "driver", "nvml", "driver_version")
     cuda_int = _get(check_json, "facts", "driver", "libcuda", "driver_version") or \
@@ -103,6 +125,8 @@ def _driver_label(check_json: Dict[str, Any]) -> Optional[str]:
 
 
 def _join_one(f: Finding, check_json: Dict[str, Any]) -> Finding:
+    if len(f.evidence.get("sonames") or []) > 1:
+        return _join_libraries(f, check_json)
     if f.code in ("cuda-library-missing", "cudnn-missing") and f.evidence.get("soname"):
         return _join_library(f, check_json)
     if f.code == "driver-too-old":

@@ -16,7 +16,9 @@ import json
 import re
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence
 
+from ..causes import tally_text
 from ..gpu_packages import is_gpu_package
+from ..model import Finding
 from .. import versions
 from ..saved_report import JSON_MARKER
 
@@ -118,11 +120,25 @@ def _scalar(v: Any) -> str:
 
 # -- sections ---------------------------------------------------------------------------------
 
+def _tally(findings: List[Any]) -> str:
+    """Causes, not lines: the same count as the terminal's verdict line (gpudoctor.causes)."""
+    parsed = []
+    for raw in findings:
+        try:
+            parsed.append(Finding.from_json(raw))
+        except (KeyError, ValueError, TypeError, AttributeError):
+            continue
+    infos = sum(1 for f in parsed if f.severity.value == "info")
+    info_text = f"{infos} info" if infos else ""
+    if len(parsed) == infos:
+        return info_text or "no findings"
+    return tally_text(parsed) + (f", {info_text}" if info_text else "")
+
+
 def _header(report: Mapping[str, Any], command: str, generated_utc: str, redacted: bool) -> List[str]:
     verdict = str(report.get("verdict", "?"))
     findings = report.get("findings") or []
-    counts = {s: sum(1 for f in findings if f.get("severity") == s) for s in ("error", "warning", "info")}
-    tally = ", ".join(f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n) or "no findings"
+    tally = _tally(findings)
     lines = [f"# gpudoctor report: {_VERDICT.get(verdict, esc(verdict))}", "",
              f"**{esc(_one_line_summary(report))}** ({tally})", ""]
     made = (f"Made with gpudoctor {esc(report.get('gpudoctor_version', '?'))} by {code(command, False)} "

@@ -9,6 +9,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from ..causes import tally_text
 from ..facts import Facts
 from ..model import Finding, Layer, Severity
 from ..rules.situation import cuda_version_text, mib
@@ -22,14 +23,12 @@ GPU_ONLY_LAYERS = {Layer.KERNEL_DRIVER, Layer.USERSPACE_DRIVER, Layer.VISIBILITY
 
 def verdict_line(verdict: str, findings: List[Finding]) -> Text:
     style, label = VERDICT_STYLE[verdict]
-    errors = sum(1 for f in findings if f.severity == Severity.ERROR)
-    warnings = sum(1 for f in findings if f.severity == Severity.WARNING)
     roots = [f for f in findings if f.severity != Severity.INFO and f.caused_by is None]
     if verdict == "ok":
         summary = "nothing stands between your frameworks and the GPU" if not findings or \
             all(f.code != "no-nvidia-gpu" for f in findings) else "no NVIDIA GPU here; nothing is broken"
     else:
-        summary = f"{errors} error(s), {warnings} warning(s)" + (f"; root cause: {roots[0].title}" if roots else "")
+        summary = tally_text(findings) + (f"; root cause: {roots[0].title}" if roots else "")
     return Text.assemble((label, style), "  ", summary)
 
 

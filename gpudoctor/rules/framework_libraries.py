@@ -11,6 +11,7 @@ from .. import compat
 from ..codes import make_finding
 from ..compat.versions import is_dotted, major_minor, vkey
 from ..facts import Facts
+from ..fixes import cuda_install_steps
 from ..facts.frameworks import FrameworkFacts
 from ..facts.libraries import LibraryCopy
 from ..model import Finding
@@ -52,8 +53,8 @@ def framework_sonames(facts: Facts, prior: Prior) -> Iterable[Finding]:
         return  # no GPU: the framework needs none of them; no search ran: absence proves nothing
     for fw in _checked_frameworks(facts):
         by_code = missing_sonames(fw, facts)
-        if len(by_code) > 1 and _and_cuda_release(fw):
-            # One command installs them all: one finding, under the code that matters most.
+        if len(by_code) > 1:
+            # One build's CUDA and cuDNN are one cause: one finding, under the code that matters most.
             code = next(c for c in SONAME_CODE_PRIORITY if c in by_code)
             by_code = {code: [m for c in SONAME_CODE_PRIORITY for m in by_code.get(c, [])]}
         for code, missing in by_code.items():
@@ -100,12 +101,12 @@ def tensorflow_cuda_fix(fw: FrameworkFacts, facts: Facts, others: List[str]) -> 
         fix.append(f"Install the CUDA and cuDNN libraries this release needs as wheels: "
                    f"`pip install \"tensorflow[and-cuda]=={and_cuda}\"`.")
     elif tested:
-        env_step = (f"`conda install cudatoolkit={tested.cuda}` in this conda env"
-                    if facts.system.env_kind == "conda" else
-                    f"the CUDA {tested.cuda} toolkit, and put its lib64 folder on LD_LIBRARY_PATH "
-                    f"(`export LD_LIBRARY_PATH=/usr/local/cuda-{tested.cuda}/lib64:$LD_LIBRARY_PATH`)")
-        fix.append(f"Install what {label(fw)} was tested with: CUDA {tested.cuda} and cuDNN {tested.cudnn} — "
-                   f"{env_step}.")
+        # The era's routes (gpudoctor.fixes): toolkit/cudatoolkit before CUDA 11, wheels after; conda
+        # next to the other route in a conda env.
+        fix.append(f"Install what {label(fw)} was tested with: CUDA {tested.cuda} and cuDNN {tested.cudnn}.")
+        libraries = [n.library for n in fw.static.sonames] or ["cudart"]
+        fix += cuda_install_steps(tested.cuda, libraries, facts.system.env_kind,
+                                  cudnn_major=tested.cudnn.split(".")[0] if "cudnn" in libraries else None)
     offered = _offered_cuda(others)
     if offered:
         alternative = _tensorflow_for_cuda(offered, facts.system.python_version)

@@ -287,7 +287,10 @@ def compat_torch_command(facts: Facts, version: str) -> Optional[str]:
     release = compat.torch_release(version)
     if release is None:
         return None
-    usable = [v for v in release.variants if compat.driver_supports_cuda(driver, v.cuda)]
+    ccs = {g.compute_capability for g in facts.gpus if g.compute_capability}
+    # A variant the driver runs, and that carries kernels for every GPU here (never one it cannot use).
+    usable = [v for v in release.variants if compat.driver_supports_cuda(driver, v.cuda)
+              and all(compat.variant_runs_on(v, cc) is not False for cc in ccs)]
     if not usable:
         return None
     best = max(usable, key=lambda v: version_parts(v.cuda))

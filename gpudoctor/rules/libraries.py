@@ -18,6 +18,7 @@ from ..facts.libraries import LibraryCopy, LibraryFacts
 from ..model import Finding, Severity
 from .base import Prior, Rule
 from ..versions import cuda_version_parts, version_parts
+from ..fixes import conda_cuda_command, pip_wheel
 from .gpu_generations import driver_upgrade_steps, runtime_beyond_gpus, wheel_of_blocked_build
 from .situation import any_gpu as gpu_present, driver_cuda_version, pip
 
@@ -258,14 +259,31 @@ def _shadow_finding(lib: LibraryFacts, soname: str, copies: List[LibraryCopy], l
 STATIC_NEEDS = {"cublas": "cublasLt"}
 
 
-def _wheel_for(stem: str, major: Optional[int]) -> Optional[str]:
-    wheels = {"libcublasLt": "cublas", "libcublas": "cublas", "libcudart": "cuda-runtime", "libcufft": "cufft",
+# soname stem -> the component key of gpudoctor.fixes (whose routes know each CUDA era's packages)
+_COMPONENT = {"libcublasLt": "cublasLt", "libcublas": "cublas", "libcudart": "cudart", "libcufft": "cufft",
               "libcurand": "curand", "libcusolver": "cusolver", "libcusparse": "cusparse", "libcudnn": "cudnn",
-              "libnccl": "nccl", "libnvrtc": "cuda-nvrtc", "libnvJitLink": "nvjitlink"}
-    name = wheels.get(stem)
-    if name is None or major is None:
+              "libnccl": "nccl", "libnvrtc": "nvrtc", "libnvJitLink": "nvJitLink"}
+
+
+def _install_step(facts: Facts, needed: str, copies: List[LibraryCopy]) -> Optional[str]:
+    """The command that installs `needed` where the copies needing it came from (wheel or conda env)."""
+    component = _COMPONENT.get(needed.split(".so")[0])
+    major = next((c.cuda_major for c in copies if c.cuda_major), None)
+    if component is None or major is None:
         return None
-    return f"nvidia-{name}-cu{major}" if major <= 12 else f"nvidia-{name}"
+    vias = {v for c in copies for v in c.found_via}
+    if "conda" in vias:
+        conda = conda_cuda_command([component], str(major))
+        if conda:
+            return f"{conda}  # the CUDA {major} package that provides {needed}"
+    wheel = pip_wheel(component, major)
+    if wheel is None:
+        return None
+    command = f"{pip(facts)} install " + (f'"{wheel}"' if "*" in wheel else wheel)
+    if "site-packages" in vias:
+        return command
+    return (f"Install {needed} from the same CUDA {major} toolkit as {', '.join(sorted({c.soname for c in copies}))} "
+            f"(or `{command}`), and put its folder on the loader's path.")
 
 
 def _missing_dependencies(facts: Facts) -> List[Tuple[LibraryFacts, LibraryCopy, str, str]]:
@@ -293,31 +311,28 @@ def _missing_dependencies(facts: Facts) -> List[Tuple[LibraryFacts, LibraryCopy,
 
 
 def cuda_library_missing(facts: Facts, prior: Prior) -> Iterable[Finding]:
+    """One finding per missing library, listing every installed library that needs it (one cause)."""
     if not gpu_present(facts):
         return  # a CPU machine: nothing here needs CUDA libraries
-    seen = set()
+    by_needed: Dict[str, List[Tuple[LibraryFacts, LibraryCopy, str]]] = {}
     for lib, copy, needed, how in _missing_dependencies(facts):
-        if (copy.real_path, needed) in seen:
-            continue
-        seen.add((copy.real_path, needed))
-        stem = needed.split(".so")[0]
-        major = copy.cuda_major
-        wheel = _wheel_for(stem, major)
-        fix = []
-        if "site-packages" in copy.found_via and wheel:
-            fix.append(f"{pip(facts)} install {wheel}")
-        elif "conda" in copy.found_via:
-            fix.append(f"conda install {stem[3:].lower()}  # the CUDA {major or ''} package that provides {needed}")
-        elif wheel:
-            fix.append(f"Install {needed} from the same CUDA {major} toolkit as {copy.soname} (or `{pip(facts)} install {wheel}`), "
-                       f"and put its folder on the loader's path.")
-        fix.append(f"Check with: python -c \"import ctypes; ctypes.CDLL('{copy.soname}')\"")
+        users = by_needed.setdefault(needed, [])
+        if all(c.real_path != copy.real_path for _, c, _ in users):
+            users.append((lib, copy, how))
+    for needed, users in by_needed.items():
+        copies = [c for _, c, _ in users]
+        fix = [step for step in [_install_step(facts, needed, copies)] if step]
+        fix += [f"Check with: python -c \"import ctypes; ctypes.CDLL('{c.soname}')\"" for c in copies[:1]]
+        listing = "; ".join(f"{c.real_path} ({c.soname}, from {_where(c)})" for c in copies)
+        verb = "is" if len(copies) == 1 else "are"
         yield make_finding(
             "cuda-library-missing",
-            f"{copy.real_path} ({copy.soname}, from {_where(copy)}) is installed but cannot be loaded: "
-            f"it needs {needed}, which is not found on the loader's path.",
-            evidence={"library": lib.name, "soname": copy.soname, "path": copy.real_path, "needs": needed,
-                      "how": how},
+            f"{listing} {verb} installed but cannot be loaded: "
+            f"{'it needs' if len(copies) == 1 else 'they all need'} {needed}, which is not found on the loader's path.",
+            evidence={"library": users[0][0].name, "soname": copies[0].soname, "path": copies[0].real_path,
+                      "needs": needed, "how": users[0][2],
+                      "needed_by": [{"library": lib.name, "soname": c.soname, "path": c.real_path, "how": how}
+                                    for lib, c, how in users]},
             fix=fix)
 
 
@@ -358,7 +373,7 @@ def libdevice_missing(facts: Facts, prior: Prior) -> Iterable[Finding]:
         f"{', '.join(users)} is installed and XLA links libdevice.10.bc into its kernels, but no "
         f"nvvm/libdevice/libdevice.10.bc was found (CUDA_HOME, conda env, nvidia-cuda-nvcc wheel, /usr/local/cuda*).",
         evidence={"packages": users},
-        fix=["pip install the nvidia-cuda-nvcc wheel for your CUDA major",
+        fix=[f"{pip(facts)} install {'nvidia-cuda-nvcc' if any('13' in u for u in users) else 'nvidia-cuda-nvcc-cu12'}",
              "or point XLA at a toolkit: `export XLA_FLAGS=--xla_gpu_cuda_data_dir=/usr/local/cuda`"])
 
 
