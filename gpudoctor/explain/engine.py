@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..codes import CATALOG, make_finding
 from ..model import Finding, Severity
 from .catalogue import Catalogue, Signature, load_catalogue
+from .context import apply_context
 from .cuda_causes import and_cuda_hint, library_install_steps, merge_missing_libraries
 from .enrich import ENRICHERS
 from .templates import first, render, render_all
@@ -171,6 +172,7 @@ class Explainer:
         findings = [self._finding(h) for h in hits]
         findings = _link_causes(findings, hits)
         findings = merge_missing_libraries(findings, self.facts)
+        findings = apply_context(findings, self.facts)
         return Diagnosis(findings=rank(findings), facts=dict(self.facts),
                          notes=sorted(self.notes.values(), key=lambda n: n.first_line))
 

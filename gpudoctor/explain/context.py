@@ -1,0 +1,94 @@
+"""Re-read findings in the context the whole log gives (gpudoctor/explain/context.toml).
+
+A line says "libcuda.so: cannot open shared object file"; another line, anywhere in the log, says
+the kernel is 5.15.90.1-microsoft-standard-WSL2. Matching works line by line, so the first line
+alone becomes libcuda-missing; this step joins them: in a WSL log that finding is a symptom of
+wsl-driver-misconfigured. Facts are already collected from every line, so the join is a pure
+function of (findings, facts).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Pattern, Tuple
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from ..codes import CATALOG, make_finding
+from ..model import Finding
+from .templates import render, render_all
+
+TABLE = Path(__file__).resolve().parent / "context.toml"
+
+
+@dataclass(frozen=True)
+class ContextRule:
+    id: str
+    facts: Tuple[str, ...]
+    codes: Tuple[str, ...]
+    becomes: str
+    title: str = ""
+    detail: str = ""
+    fix: Tuple[str, ...] = ()
+    value: Optional[Pattern[str]] = None
+    evidence: Dict[str, Pattern[str]] = field(default_factory=dict)
+    source: str = ""
+
+    def context(self, facts: Dict[str, Any]) -> Optional[Tuple[str, str]]:
+        """(fact, value) that puts a log in this context, or None."""
+        for name in self.facts:
+            if name in facts and (self.value is None or self.value.fullmatch(str(facts[name]))):
+                return name, str(facts[name])
+        return None
+
+    def covers(self, finding: Finding) -> bool:
+        return finding.code in self.codes and all(
+            pattern.fullmatch(str(finding.evidence.get(key, ""))) for key, pattern in self.evidence.items())
+
+
+@lru_cache(maxsize=1)
+def load_rules() -> Tuple[ContextRule, ...]:
+    with open(TABLE, "rb") as fh:
+        entries = tomllib.load(fh)["context"]
+    rules = []
+    for e in entries:
+        for code in [e["becomes"], *e["codes"]]:
+            if code not in CATALOG:
+                raise ValueError(f"context {e['id']}: code {code!r} is not in gpudoctor.codes")
+        rules.append(ContextRule(
+            id=e["id"], facts=tuple(e["facts"]), codes=tuple(e["codes"]), becomes=e["becomes"],
+            title=e.get("title", ""), detail=e.get("detail", ""), fix=tuple(e.get("fix", ())),
+            value=re.compile(e["value"]) if "value" in e else None,
+            evidence={k: re.compile(v) for k, v in e.get("evidence", {}).items()}, source=e["source"]))
+    return tuple(rules)
+
+
+def apply_context(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
+    """The first finding a rule covers becomes the rule's cause; the others it covers name it."""
+    out = list(findings)
+    for rule in load_rules():
+        context = rule.context(facts)
+        if context is None or any(f.code == rule.becomes and f.caused_by is None for f in out):
+            continue
+        covered = [i for i, f in enumerate(out) if f.caused_by is None and rule.covers(f)]
+        if not covered:
+            continue
+        first = out[covered[0]]
+        values = {**facts, **{k: v for k, v in first.evidence.items() if isinstance(v, (str, int))},
+                  "original": first.title}
+        out[covered[0]] = make_finding(
+            rule.becomes, render(rule.detail, values),
+            evidence={**first.evidence, "context": {context[0]: context[1]}, "context_rule": rule.id,
+                      "reread_from": first.code, "context_source": rule.source},
+            fix=render_all(rule.fix, values), title=render(rule.title, values) or None)
+        for i in covered[1:]:
+            out[i] = replace(out[i], caused_by=rule.becomes)
+        out = [replace(f, caused_by=rule.becomes) if f.caused_by == first.code else f for f in out]
+    return out

@@ -1,0 +1,71 @@
+"""Findings re-read in the context the whole log gives (gpudoctor/explain/context.toml)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from gpudoctor.explain import explain_text
+from gpudoctor.explain.context import load_rules
+
+NO_DEVICE = "E external/xla/xla/stream_executor/cuda/cuda_driver.cc:152] failed call to cuInit: CUDA_ERROR_NO_DEVICE"
+NO_LIBCUDA = "OSError: libcuda.so: cannot open shared object file: No such file or directory"
+
+
+def codes(text):
+    return [(f.code, f.caused_by) for f in explain_text(text).findings]
+
+
+def test_every_rule_is_sourced_and_names_catalogued_codes():
+    rules = load_rules()
+    assert {r.becomes for r in rules} == {"wsl-driver-misconfigured", "container-no-gpu-access", "no-visible-gpu"}
+    assert all(r.source.startswith("https://docs.nvidia.com/") for r in rules)
+
+
+def test_a_driver_failure_in_a_wsl_log_is_the_wsl_setup():
+    log = "Linux version 5.15.133.1-microsoft-standard-WSL2 (root@1c602f52c2e4)\n" + NO_LIBCUDA + "\n" + NO_DEVICE
+    result = explain_text(log)
+    first = result.findings[0]
+    assert first.code == "wsl-driver-misconfigured" and first.caused_by is None
+    assert first.evidence["context"] == {"wsl_kernel": "5.15.133.1-microsoft-standard-WSL2"}
+    assert any("/usr/lib/wsl/lib" in step for step in first.fix)
+    assert [f.code for f in result.findings if f.caused_by is None] == ["wsl-driver-misconfigured"]
+
+
+def test_without_the_context_the_finding_stays_what_the_line_says():
+    assert codes(NO_DEVICE)[0][0] == "cuda-init-failed"
+
+
+def test_a_container_started_without_gpus():
+    log = "$ docker run -it --rm pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime python train.py\n" + NO_LIBCUDA
+    first = explain_text(log).findings[0]
+    assert first.code == "container-no-gpu-access" and "--gpus all" in first.fix[0]
+
+
+def test_a_container_started_with_gpus_is_not_blamed():
+    log = "$ docker run --gpus all -it pytorch/pytorch python train.py\n" + NO_LIBCUDA
+    assert "container-no-gpu-access" not in [c for c, _ in codes(log)]
+
+
+@pytest.mark.parametrize("setting, blamed", [
+    ('os.environ["CUDA_VISIBLE_DEVICES"] = "1"', True), ("export CUDA_VISIBLE_DEVICES=-1", True),
+    ("CUDA_VISIBLE_DEVICES=$GPU python train.py", True), ('os.environ["CUDA_VISIBLE_DEVICES"] = ""', True),
+    ("export CUDA_VISIBLE_DEVICES=0", False), ("export CUDA_VISIBLE_DEVICES=0,1", False),
+])
+def test_a_visible_devices_value_that_selects_nothing(setting, blamed):
+    first = explain_text(setting + "\n" + NO_DEVICE).findings[0]
+    assert (first.code == "no-visible-gpu") is blamed, first
+
+
+def test_through_the_installed_command(tmp_path):
+    log = tmp_path / "wsl.log"
+    log.write_text("I run it in WSL2 Ubuntu 22.04\n" + NO_DEVICE + "\n")
+    out = subprocess.run([sys.executable, "-m", "gpudoctor", "explain", "--json", str(log)], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 1, out.stderr
+    report = json.loads(out.stdout)
+    assert report["findings"][0]["code"] == "wsl-driver-misconfigured"
+    assert report["findings"][0]["evidence"]["reread_from"] == "cuda-init-failed"
