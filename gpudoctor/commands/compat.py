@@ -38,6 +38,22 @@ class _Unknown(Exception):
     pass
 
 
+def _newer(subject: str, version: str, what: str) -> Optional[Dict[str, Any]]:
+    """The answer for a release newer than the tables: say which table stops where, infer nothing."""
+    cov = C.newer_than_tables(subject, version)
+    if cov is None:
+        return None
+    message = (f"{what} {version} is newer than gpudoctor's tables, which cover up to {cov.newest} "
+               f"({cov.table}, read {cov.read}); no compatibility fact is inferred for it. Check its own "
+               "release notes, or a newer gpudoctor.")
+    if subject == "driver":  # a newer driver still runs what older ones ran: only the newest CUDA is unknown
+        message = (f"Driver {version} is newer than the newest driver in gpudoctor's tables ({cov.newest}, "
+                   f"{cov.table}, read {cov.read}): it runs every CUDA release listed below, and whether it "
+                   "runs CUDA releases newer than the tables is not inferred.")
+    return {"query": subject, "version": version, "newer_than_tables": {
+        "table": cov.table, "newest": cov.newest, "read": cov.read, "source": cov.source, "message": message}}
+
+
 def _answer(args: argparse.Namespace) -> Dict[str, Any]:
     if args.driver:
         if args.subject:
@@ -50,6 +66,9 @@ def _answer(args: argparse.Namespace) -> Dict[str, Any]:
 
 def _tensorflow(version: str, os: str) -> Dict[str, Any]:
     r = C.tensorflow_release(version)
+    newer = _newer("tensorflow", version, "TensorFlow")
+    if newer:
+        return newer
     if r is None:
         known = ", ".join(C.tensorflow_series())
         raise _Unknown(f"TensorFlow {version} is not in the tables (known: {known})")
@@ -70,10 +89,14 @@ def _tensorflow(version: str, os: str) -> Dict[str, Any]:
 
 def _torch(version: str, os: str) -> Dict[str, Any]:
     r = C.torch_release(version)
+    newer = _newer("torch", version, "PyTorch") if r is None else None
+    if newer:
+        return newer
     if r is None:
         raise _Unknown(f"PyTorch {version} is not in the tables")
     variants = [{"name": v.name, "cuda": v.cuda, "cudnn": v.cudnn, "experimental": v.experimental,
-                 "arch_list": list(v.arch_list) or None, "command": C.pip_command(r, v), "source": v.source}
+                 "arch_list": list(v.arch_list) or None, "arch_source": v.arch_source or None,
+                 "command": C.pip_command(r, v), "source": v.source}
                 for v in r.variants]
     return {"query": "torch", "version": r.version, "python": list(r.python), "default_variant": r.default_variant,
             "variants": variants, "note": r.note or None, "source": r.source}
@@ -90,6 +113,9 @@ def _cuda(version: str, os: str) -> Dict[str, Any]:
             out["limits"] = list(req.limits)
             out["sources"] = list(req.sources)
     if not found:
+        newer = _newer("cuda", version, "CUDA")
+        if newer:
+            return newer
         raise _Unknown(f"CUDA {version} is not in the tables (known: {', '.join(C.cuda_versions())})")
     out["releases"] = [{"release": r.release, "linux": r.linux, "windows": r.windows} for r in C.toolkit_releases(version)]
     b = C.cuda_build_archs(version)
@@ -122,7 +148,8 @@ def _driver(driver: str, python: Optional[str], cc: Optional[str], os: str) -> D
     if not C.versions.is_dotted(driver):
         raise ValueError(f"--driver must look like 470.82 or 535.104.05, not {driver!r}")
     nb = C.newest_builds_for_driver(driver, python, cc, os)
-    return {"query": "driver", "driver": driver, "os": os, "python": python, "compute_capability": cc,
+    newer = _newer("driver", driver, "Driver")
+    return {"newer_than_tables": newer["newer_than_tables"] if newer else None,"query": "driver", "driver": driver, "os": os, "python": python, "compute_capability": cc,
             "newest_cuda": nb.cuda, "newest_cuda_full": nb.cuda_full,
             "torch": asdict(nb.torch) if nb.torch else None,
             "tensorflow": asdict(nb.tensorflow) if nb.tensorflow else None}
@@ -135,6 +162,9 @@ def _render(ans: Dict[str, Any]) -> None:
 
     con = Console()
     q = ans["query"]
+    if ans.get("newer_than_tables") and "variants" not in ans and "linux" not in ans and q != "driver":
+        con.print(ans["newer_than_tables"]["message"], markup=False)
+        return
     if q == "tensorflow":
         con.print(f"[bold]TensorFlow {ans['version']}[/bold]  Python {', '.join(ans['python']) or 'unknown'}")
         for plat in ("linux", "windows"):
@@ -154,6 +184,9 @@ def _render(ans: Dict[str, Any]) -> None:
             t.add_row(Text(v["name"] + (" (exp.)" if v["experimental"] else "")), v["cuda"], v["cudnn"] or "?",
                       Text(" ".join(v["arch_list"]) if v["arch_list"] else "unknown"), Text(v["command"], overflow="fold"))
         con.print(t)
+        for v in ans["variants"]:
+            if v["arch_source"]:
+                con.print(f"  {v['name']} arch list: {v['arch_source']}", markup=False, soft_wrap=True)
     elif q == "cuda":
         con.print(f"[bold]CUDA {ans['version']}[/bold]")
         for o in ("linux", "windows"):
@@ -161,6 +194,8 @@ def _render(ans: Dict[str, Any]) -> None:
                 d = ans[o]
                 mvc = d["minor_version_compat_driver"] or "n/a (before CUDA 11)"
                 con.print(f"  {o:8} toolkit driver >= {d['toolkit_driver'] or 'N/A'}; minor version compatibility >= {mvc}", markup=False)
+        for r in ans["releases"]:
+            con.print(f"  {r['release']}: Linux driver >= {r['linux']}" + (f", Windows >= {r['windows']}" if r["windows"] else ""), markup=False)
         if ans.get("limits"):
             con.print("  limits of minor version compatibility:", markup=False)
             for lim in ans["limits"]:
@@ -178,6 +213,8 @@ def _render(ans: Dict[str, Any]) -> None:
             con.print("  supported by current drivers and CUDA toolkits", markup=False)
     elif q == "driver":
         con.print(f"[bold]Driver {ans['driver']}[/bold] ({ans['os']})")
+        if ans.get("newer_than_tables"):
+            con.print("  " + ans["newer_than_tables"]["message"], markup=False)
         con.print(f"  newest CUDA runtime: {ans['newest_cuda'] or 'none known'} (full toolkit features: {ans['newest_cuda_full'] or 'none known'})", markup=False)
         tb = ans["torch"]
         con.print(f"  newest PyTorch: {tb['version']} {tb['variant']}  →  {tb['command']}" if tb else "  newest PyTorch: none in the tables", markup=False)

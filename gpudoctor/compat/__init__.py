@@ -14,6 +14,8 @@ from .model import (
     MinorVersionCompat, TfAndCuda, TfTested, ToolkitDriver, TorchRelease, TorchVariant,
 )
 from . import versions
+from .coverage import coverage_of, newer_than_tables, newest_covered
+from .model import Coverage, JaxRelease
 from .queries import (
     BuildArchs, NewestBuilds, TfBuild, TfRelease, TorchBuild, arch_entries_run_on, architecture_of, cuda_build_archs,
     cuda_versions, cudnn_cuda_support, driver_supports_cuda, gpu_by_name, min_driver_for_cuda,

@@ -20,7 +20,7 @@ else:  # pragma: no cover - exercised on 3.9/3.10
     import tomli as _toml
 
 from .model import (
-    ArchSeries, Architecture, CompatDataError, CudnnPackage, ExtraRow, Gpu, MinorVersionCompat,
+    ArchSeries, Architecture, CompatDataError, Coverage, CudnnPackage, ExtraRow, Gpu, JaxRelease, MinorVersionCompat,
     TfAndCuda, TfTested, ToolkitDriver, TorchRelease, TorchVariant, _TorchReleaseRow,
 )
 
@@ -59,6 +59,8 @@ class Tables:
     arch_series: Tuple[ArchSeries, ...]
     jax: Tuple[ExtraRow, ...]
     cupy: Tuple[ExtraRow, ...]
+    coverage: Tuple[Coverage, ...] = ()
+    jax_releases: Tuple[JaxRelease, ...] = ()
 
 
 def read_toml(path: Path) -> Dict[str, Any]:
@@ -132,7 +134,16 @@ def load_tables(directory: Optional[Path] = None) -> Tables:
         arch_series=_rows(docs["cuda_archs"], "series", ArchSeries, "cuda_archs"),
         jax=_rows(docs["jax"], "row", ExtraRow, "jax", required=False),
         cupy=_rows(docs["cupy"], "row", ExtraRow, "cupy", required=False),
+        coverage=tuple(c for name, doc in docs.items() for c in _coverage(doc, name)),
+        jax_releases=_rows(docs["jax"], "release", JaxRelease, "jax", required=False),
     )
+
+
+def _coverage(doc: Dict[str, Any], table: str) -> Tuple[Coverage, ...]:
+    """The table's [[coverage]] rows, each told which file it came from."""
+    rows = _rows(doc, "coverage", Coverage, table, required=False)
+    return tuple(Coverage(**{**{f: getattr(r, f) for f in ("subject", "newest", "read", "source", "note")},
+                             "table": f"{table}.toml"}) for r in rows)
 
 
 @lru_cache(maxsize=1)

@@ -241,6 +241,22 @@ class ArchSeries(_Row):
     _versions = ("cuda_from", "cuda_to", "min_compute_capability", "dropped", "deprecated")
 
 
+# -- coverage: the newest release each table knows ------------------------------------------
+@dataclass(frozen=True)
+class Coverage(_Row):
+    """A table's `[[coverage]]` row: the newest release of `subject` it covers and the date its
+    sources were read. A release newer than `newest` is unknown to gpudoctor, never guessed about.
+    `newest` with two parts ("2.21") covers every patch release of that series."""
+
+    subject: str  # torch | tensorflow | jax | cuda | driver | cudnn | cupy | compute_capability
+    newest: str
+    read: str  # YYYY-MM-DD
+    source: str
+    note: str = ""
+    table: str = ""  # filled in by the loader: the file the row came from
+    _versions = ("newest",)
+
+
 # -- JAX, CuPy -------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ExtraRow(_Row):
@@ -269,3 +285,14 @@ class GpuGeneration(_Row):
     last_cuda_major: Optional[int] = None
     last_driver_branch: Optional[int] = None
     _versions = ("compute_capabilities", "first_cuda")
+
+@dataclass(frozen=True)
+class JaxRelease(_Row):
+    """One release of a JAX CUDA plugin wheel and the Requires-Dist lines of its CUDA extra."""
+
+    package: str  # jax-cuda12-plugin | jax-cuda13-plugin
+    version: str
+    source: str
+    requires_python: str = ""
+    requires: Dict[str, str] = field(default_factory=dict)  # nvidia-* name -> version specifier
+    _versions = ("version",)

@@ -10,6 +10,7 @@ from . import companions, torch_libraries
 from . import (compatibility, framework_builds, framework_libraries, frameworks, hardware, kernel_driver, libraries,
                runtime_test, userspace_driver, visibility)
 from . import memory, toolchain
+from . import table_coverage
 from .base import Prior, Rule
 
 RULES: List[Rule] = [
@@ -26,6 +27,7 @@ RULES: List[Rule] = [
     *companions.RULES,
     *compatibility.RULES,
     *memory.RULES,
+    *table_coverage.RULES,
     *runtime_test.RULES,
 ]
 

@@ -13,7 +13,14 @@ from ..codes import make_finding
 from ..facts import Facts
 from ..model import Finding
 from .base import Prior
+from .framework_facts import installed_frameworks
 from .situation import any_gpu, cuda_version_text, driver_cuda_version, driver_version, with_target_pip
+from .table_coverage import beyond_tables
+
+
+def _beyond_tables(facts: Facts, name: str) -> bool:
+    """An installed `name` newer than its table: an older release must not be called its newest build."""
+    return any(fw.name == name and beyond_tables(name, fw.static.version) for fw in installed_frameworks(facts))
 
 
 def _common_compute_capability(facts: Facts) -> Optional[str]:
@@ -32,10 +39,10 @@ def recommendation(facts: Facts, prior: Prior) -> Iterable[Finding]:
         return
     lines: List[str] = []
     newest = _only_builds_with_kernels(newest, version, facts)
-    if newest.torch:
+    if newest.torch and not _beyond_tables(facts, "torch"):
         lines.append(f"PyTorch {newest.torch.version} ({newest.torch.variant}): "
                      f"{with_target_pip(facts, newest.torch.command)}")
-    if newest.tensorflow:
+    if newest.tensorflow and not _beyond_tables(facts, "tensorflow"):
         unconfirmed = _unconfirmed_gpus(facts, newest.tensorflow.cuda)
         lines.append(f"TensorFlow {newest.tensorflow.version} (CUDA {newest.tensorflow.cuda}): "
                      f"{with_target_pip(facts, newest.tensorflow.command)}"
@@ -46,7 +53,8 @@ def recommendation(facts: Facts, prior: Prior) -> Iterable[Finding]:
     cuda = cuda_version_text(driver_cuda_version(facts))
     detail = f"Driver {version}" + (f" (CUDA {cuda})" if cuda else "")
     if newest.cuda:
-        detail += f" runs CUDA runtimes up to {newest.cuda} (toolkit features up to {newest.cuda_full or newest.cuda})"
+        at_least = "at least " if beyond_tables("driver", version) else ""  # newer CUDA is not in the tables
+        detail += f" runs CUDA runtimes up to {at_least}{newest.cuda} (toolkit features up to {at_least}{newest.cuda_full or newest.cuda})"
     detail += "; the newest builds for this machine"
     if facts.system.python_version:
         detail += f" and Python {facts.system.python_version}"

@@ -78,7 +78,9 @@ def test_torch_arch_list_with_ptx_covers_newer_gpu_and_drops_old_ones():
     assert C.variant_runs_on(cu130, "12.0") is True  # RTX 5090
     assert C.variant_runs_on(cu130, "3.7") is False  # K80
     assert C.variant_runs_on(r.variant("cu126"), "12.0") is False  # stops at sm_90, no PTX
-    assert C.variant_runs_on(C.torch_release("2.4.1").variant("cu121"), "8.6") is None  # unknown list
+    assert C.variant_runs_on(C.torch_release("2.4.1").variant("cu121"), "8.6") is True  # pytorch/builder release/2.4
+    assert C.variant_runs_on(C.torch_release("2.4.1").variant("cu121"), "3.7") is False  # only cu118 kept Kepler
+    assert C.variant_runs_on(C.torch_release("1.7.1").variant("cu110"), "8.6") is None  # unknown list
 
 
 def test_gpus_by_nvml_name():

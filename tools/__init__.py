@@ -1,0 +1,1 @@
+"""Maintainer scripts: never installed with gpudoctor, never run at check time."""
