@@ -39,6 +39,10 @@ def _newest_build_step(fw: FrameworkFacts, facts: Facts, compute_capability: Opt
     if fw.name == "torch":
         build = (compat.newest_torch_with_kernels(version, compute_capability, python) if compute_capability
                  else compat.newest_torch_for(version, python))
+        installed_release, installed_variant = torch_variant(fw)
+        if build and installed_release and installed_release.version == build.version and installed_variant \
+                and installed_variant.name == build.variant:
+            return None  # the build it has: what the tables say of it is contradicted by the machine
         if build:
             return f"Or install PyTorch {build.version} ({build.variant}), the newest build this machine runs: {with_target_pip(facts, build.command)}"
     if fw.name == "tensorflow" and compute_capability is None:
@@ -92,19 +96,17 @@ def _arch_list(fw: FrameworkFacts) -> Tuple[List[str], str]:
 def gpu_arch_unsupported(facts: Facts, prior: Prior) -> Iterable[Finding]:
     for fw in cuda_builds(facts):
         entries, where = _arch_list(fw)
-        if entries:
-            gpus = [g for g in facts.gpus if g.compute_capability
-                    and compat.arch_entries_run_on(entries, g.compute_capability) is False]
-            if gpus:
-                yield _arch_finding(fw, facts, gpus, entries, where)
-            else:
-                yield from _library_arch_findings(fw, facts)
-            continue
         blocked = build_blocked_on(facts, fw.static.cuda_version)
-        if blocked:
-            yield _generation_finding(fw, facts, blocked)
-            continue
-        yield from _library_arch_findings(fw, facts)
+        gpus = [g for g in facts.gpus if g.compute_capability
+                and compat.arch_entries_run_on(entries, g.compute_capability) is False] if entries else []
+        # A CUDA whose toolkits no longer target a retired GPU generation is the deeper cause, whatever the
+        # arch list says: it explains why no driver helps, and which wheels to remove.
+        if blocked and (not entries or (gpus and _retired(blocked, fw.static.cuda_version))):
+            yield _generation_finding(fw, facts, blocked, entries)
+        elif gpus:
+            yield _arch_finding(fw, facts, gpus, entries, where)
+        else:
+            yield from _library_arch_findings(fw, facts)
 
 
 def _loaded_copy(facts: Facts, family: str, soname: str) -> Optional[LibraryCopy]:
@@ -145,7 +147,15 @@ def _library_arch_findings(fw: FrameworkFacts, facts: Facts) -> Iterable[Finding
         return  # one finding per framework: the first library that cannot run says it
 
 
-def _generation_finding(fw: FrameworkFacts, facts: Facts, blocked: List[Tuple[NvmlGpu, Optional[compat.GpuCeiling]]]) -> Finding:
+def _retired(blocked: List[Tuple[NvmlGpu, Optional[compat.GpuCeiling]]], cuda: Optional[str]) -> bool:
+    """Whether the first blocked GPU's architecture ended before this CUDA major (not: is too new for it)."""
+    gen = compat.gpu_generation(blocked[0][0].compute_capability or "")
+    return bool(gen and gen.last_cuda_major is not None and cuda and is_dotted(cuda)
+                and compat.versions.major(cuda) > gen.last_cuda_major)
+
+
+def _generation_finding(fw: FrameworkFacts, facts: Facts, blocked: List[Tuple[NvmlGpu, Optional[compat.GpuCeiling]]],
+                        entries: List[str]) -> Finding:
     """A build for a CUDA whose toolkit no longer (or not yet) targets these GPUs' architecture."""
     cuda = fw.static.cuda_version or "?"
     gpu, ceiling = blocked[0]
@@ -157,7 +167,8 @@ def _generation_finding(fw: FrameworkFacts, facts: Facts, blocked: List[Tuple[Nv
                f"CUDA {gen.last_cuda_major}.x and their last driver branch R{gen.last_driver_branch} (NVIDIA's architecture matrix)")
     else:
         why = f"{arch} GPUs need CUDA {gen.first_cuda if gen else '?'} or newer (NVIDIA's architecture matrix)"
-    detail = (f"{label(fw)} was built for CUDA {cuda}, which cannot carry kernels for {listing}: {why}. Its GPU work fails "
+    carries = f" (its kernels: {' '.join(entries)})" if entries else ""
+    detail = (f"{label(fw)} was built for CUDA {cuda}, which cannot carry kernels for {listing}{carries}: {why}. Its GPU work fails "
               "with 'no kernel image is available for execution on the device' (or the build refuses the GPU as too old); "
               "no driver upgrade changes that.")
     fix: List[str] = []
@@ -172,7 +183,7 @@ def _generation_finding(fw: FrameworkFacts, facts: Facts, blocked: List[Tuple[Nv
                    f"GPU runs them): `{pip(facts)} uninstall -y {' '.join(wheels)}`")
     return make_finding("gpu-arch-unsupported", detail, fix=fix, evidence={
         "framework": fw.name, "version": fw.static.version, "built_for_cuda": cuda,
-        "architecture": arch, "last_cuda_major": gen.last_cuda_major if gen else None,
+        "architecture": arch, "arch_list": entries or None, "last_cuda_major": gen.last_cuda_major if gen else None,
         "last_driver_branch": gen.last_driver_branch if gen else None, "source": gen.source if gen else None,
         "gpus": [{"index": g.index, "name": g.name, "compute_capability": g.compute_capability} for g, _ in blocked]})
 

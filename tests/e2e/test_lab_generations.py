@@ -41,7 +41,7 @@ def test_kepler_k80_with_cuda_12_torch(lab, tmp_path):
     assert "Kepler" in arch["detail"] and "R470" in arch["detail"]
     assert arch["evidence"]["source"].startswith("https://docs.nvidia.com/")
     # the fix is something that can be done on this machine: a build, or the honest statement
-    assert arch["fix"] and ("CUDA 11" in arch["fix"][0])
+    assert arch["fix"] and ("(cu118)" in arch["fix"][0] or "CUDA 11" in arch["fix"][0])
     # one cause, one finding: no driver makes a CUDA 12 build run here, so no driver-too-old about torch
     assert not [f for f in report["findings"] if f["code"] == "driver-too-old" and f["evidence"].get("framework")]
     no_driver_upgrade_asked(report)

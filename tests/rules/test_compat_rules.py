@@ -99,20 +99,32 @@ def rtx_5090_with_torch_to_sm_90(driver, cuda):
 def test_rtx_5090_with_a_torch_build_that_stops_at_sm_90():
     found = rtx_5090_with_torch_to_sm_90("580.65.06", 13000)
     assert "compute capability 12.0" in found.detail and "sm_90" in found.detail
-    assert "cu13" in found.fix[0] and "--index-url" in found.fix[0]  # a build whose arch list covers 12.0
+    assert "cu13" in found.fix[0] and "pip install torch==" in found.fix[0]  # a build whose arch list covers 12.0
 
 
-def test_rtx_5090_on_a_driver_that_runs_no_verified_build_gets_no_guess():
-    # Driver 570 runs CUDA 12.8 at most; the tables know 12.0 kernels only in cu130 and newer builds.
-    assert "No PyTorch build in gpudoctor's tables" in rtx_5090_with_torch_to_sm_90("570.86.15", 12080).fix[0]
+def test_rtx_5090_on_driver_570_gets_the_newest_cu128_build_whose_wheel_carries_sm_120():
+    # Driver 570 runs CUDA 12.8; the cu128 wheels' fat binaries carry 12.0 (compat/pytorch.toml arch_source).
+    step = rtx_5090_with_torch_to_sm_90("570.86.15", 12080).fix[0]
+    assert "(cu128)" in step and "pip install torch==" in step
 
 
-def test_k80_with_a_current_torch_is_not_offered_an_unverified_build():
+def test_k80_with_a_current_torch_is_offered_the_newest_build_with_kepler_kernels():
+    live = FrameworkLive(name="torch", probe="framework-torch", arch_list=["sm_50", "sm_80", "sm_86", "sm_90"])
+    facts = with_framework(gpu_machine(count=1, name="Tesla K80", cc="3.7", driver="470.82.01", cuda=11040),
+                           "torch", "2.7.1+cu118", cuda="11.8", live=live)
+    found = finding(facts, "gpu-arch-unsupported")
+    assert "compute capability 3.7" in found.detail
+    # pytorch/builder's release/2.5 script keeps 3.7 for CUDA 11.8; 470 runs cu118 (minor version compatibility)
+    assert "PyTorch 2.5.1 (cu118)" in found.fix[0] and "whl/cu118" in found.fix[0]
+
+
+def test_the_installed_build_is_never_its_own_fix():
+    # The machine (live arch list) contradicts the table row of the installed build: the table loses.
     live = FrameworkLive(name="torch", probe="framework-torch", arch_list=["sm_50", "sm_80", "sm_86", "sm_90"])
     facts = with_framework(gpu_machine(count=1, name="Tesla K80", cc="3.7", driver="470.82.01", cuda=11040),
                            "torch", "2.5.1+cu118", cuda="11.8", live=live)
     found = finding(facts, "gpu-arch-unsupported")
-    assert "compute capability 3.7" in found.detail
+    assert not any("torch==2.5.1" in step for step in found.fix)
     assert "No PyTorch build in gpudoctor's tables is known to support compute capability 3.7" in found.fix[0]
 
 
