@@ -39,10 +39,15 @@ class ContextRule:
     fix: Tuple[str, ...] = ()
     value: Optional[Pattern[str]] = None
     evidence: Dict[str, Pattern[str]] = field(default_factory=dict)
+    requires: Dict[str, Pattern[str]] = field(default_factory=dict)  # facts that must also be there, matching
+    unless: Tuple[str, ...] = ()  # facts that put the log in another context
     source: str = ""
 
     def context(self, facts: Dict[str, Any]) -> Optional[Tuple[str, str]]:
         """(fact, value) that puts a log in this context, or None."""
+        if any(name in facts for name in self.unless) or not all(
+                name in facts and pattern.fullmatch(str(facts[name])) for name, pattern in self.requires.items()):
+            return None
         for name in self.facts:
             if name in facts and (self.value is None or self.value.fullmatch(str(facts[name]))):
                 return name, str(facts[name])
@@ -66,7 +71,9 @@ def load_rules() -> Tuple[ContextRule, ...]:
             id=e["id"], facts=tuple(e["facts"]), codes=tuple(e["codes"]), becomes=e["becomes"],
             title=e.get("title", ""), detail=e.get("detail", ""), fix=tuple(e.get("fix", ())),
             value=re.compile(e["value"]) if "value" in e else None,
-            evidence={k: re.compile(v) for k, v in e.get("evidence", {}).items()}, source=e["source"]))
+            evidence={k: re.compile(v) for k, v in e.get("evidence", {}).items()},
+            requires={k: re.compile(v) for k, v in e.get("requires", {}).items()}, unless=tuple(e.get("unless", ())),
+            source=e["source"]))
     return tuple(rules)
 
 

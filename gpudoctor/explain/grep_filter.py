@@ -38,18 +38,40 @@ GREP_ENV = {"LC_ALL": "C"}  # bytes in, bytes out; -i folds ASCII, which is all 
 NO_KEYWORD = "\x01gpudoctor: no keyword left\x01"  # a pattern no log line holds
 
 
-@lru_cache(maxsize=1)
-def grep_command() -> Optional[str]:
-    """A grep that does what the filter needs (-a -F -i -n, patterns from -e), or None."""
-    grep = shutil.which("grep")
-    if not grep or os.name == "nt":
-        return None
+# ripgrep first: its multi-literal search (SIMD "Teddy") runs this catalogue's few hundred keywords
+# two to three times faster than GNU grep's -F; GNU grep is everywhere else. Same flags, same output.
+SEARCHERS = ("rg", "grep")
+
+
+def searcher_args(binary: str) -> List[str]:
+    """The command line that prints `N:line` for each line holding a keyword (case-insensitive, bytes)."""
+    args = [binary, "-a", "-F", "-i", "-n"]
+    if os.path.basename(binary) == "rg":
+        # a user's ~/.ripgreprc must not change what is printed, and a log is bytes: no BOM sniffing
+        # (ripgrep would read a log starting with FF FE as UTF-16 and transcode it)
+        args[1:1] = ["--no-config", "--encoding", "none"]
+    return args
+
+
+def searcher_works(binary: str) -> bool:
     try:
-        probe = subprocess.run([grep, "-a", "-F", "-i", "-n", "-e", "cuda error"], input=b"x\r\nA CUDA Error\n",
+        probe = subprocess.run(searcher_args(binary) + ["-e", "cuda error"], input=b"x\r\nA CUDA Error\n",
                                capture_output=True, timeout=5, env={**os.environ, **GREP_ENV})
     except (OSError, subprocess.SubprocessError):
+        return False
+    return probe.returncode == 0 and probe.stdout == b"2:A CUDA Error\n"
+
+
+@lru_cache(maxsize=1)
+def grep_command() -> Optional[str]:
+    """The first searcher on PATH that does what the filter needs (-a -F -i -n, patterns from -e), or None."""
+    if os.name == "nt":
         return None
-    return grep if probe.returncode == 0 and probe.stdout == b"2:A CUDA Error\n" else None
+    for name in SEARCHERS:
+        binary = shutil.which(name)
+        if binary and searcher_works(binary):
+            return binary
+    return None
 
 
 def grep_input(stream: BinaryIO, stats: SourceStats, chunk_bytes: int) -> Iterator[bytes]:
@@ -110,7 +132,7 @@ class _Feeder(threading.Thread):
         self.procs: List[subprocess.Popen] = []
 
     def _start(self, line_offset: int) -> subprocess.Popen:
-        args = [self.grep, "-a", "-F", "-i", "-n"]
+        args = searcher_args(self.grep)
         for kw in self.saturation.live(self.keywords) or [NO_KEYWORD]:
             args += ["-e", kw]
         proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,

@@ -21,8 +21,9 @@ def codes(text):
 
 def test_every_rule_is_sourced_and_names_catalogued_codes():
     rules = load_rules()
-    assert {r.becomes for r in rules} == {"wsl-driver-misconfigured", "container-no-gpu-access", "no-visible-gpu"}
-    assert all(r.source.startswith("https://docs.nvidia.com/") for r in rules)
+    assert {r.becomes for r in rules} == {"wsl-driver-misconfigured", "container-no-gpu-access", "no-visible-gpu",
+                                          "cuda-init-failed", "platform-unsupported"}
+    assert all(r.source.startswith(("https://docs.nvidia.com/", "https://www.tensorflow.org/")) for r in rules)
 
 
 def test_a_driver_failure_in_a_wsl_log_is_the_wsl_setup():
@@ -35,8 +36,12 @@ def test_a_driver_failure_in_a_wsl_log_is_the_wsl_setup():
     assert [f.code for f in result.findings if f.caused_by is None] == ["wsl-driver-misconfigured"]
 
 
-def test_without_the_context_the_finding_stays_what_the_line_says():
-    assert codes(NO_DEVICE)[0][0] == "cuda-init-failed"
+def test_no_device_alone_names_visibility_as_the_likely_cause():
+    # Issue 9, class 5: from a log, "no CUDA-capable device" points at CUDA_VISIBLE_DEVICES first,
+    # and the finding still names the other readings (no GPU in this process, the driver).
+    first = explain_text(NO_DEVICE).findings[0]
+    assert first.code == "no-visible-gpu"
+    assert "CUDA_VISIBLE_DEVICES" in first.fix[0] and "container" in first.detail and "nvidia-smi" in first.detail
 
 
 def test_a_container_started_without_gpus():
@@ -58,6 +63,8 @@ def test_a_container_started_with_gpus_is_not_blamed():
 def test_a_visible_devices_value_that_selects_nothing(setting, blamed):
     first = explain_text(setting + "\n" + NO_DEVICE).findings[0]
     assert (first.code == "no-visible-gpu") is blamed, first
+    if not blamed:  # a value that selects GPU 0: the process has no GPU at all
+        assert first.code == "cuda-init-failed" and "not the cause" in first.title
 
 
 def test_through_the_installed_command(tmp_path):
@@ -68,4 +75,4 @@ def test_through_the_installed_command(tmp_path):
     assert out.returncode == 1, out.stderr
     report = json.loads(out.stdout)
     assert report["findings"][0]["code"] == "wsl-driver-misconfigured"
-    assert report["findings"][0]["evidence"]["reread_from"] == "cuda-init-failed"
+    assert report["findings"][0]["evidence"]["reread_from"] == "no-visible-gpu"

@@ -10,10 +10,22 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gpudoctor.explain import explain_stream
-from gpudoctor.explain.grep_filter import grep_command, iter_candidate_lines_grep
+import shutil
+
+from gpudoctor.explain import grep_filter
+from gpudoctor.explain.grep_filter import grep_command, iter_candidate_lines_grep, searcher_works
 from gpudoctor.explain.reader import SATURATION_LINES, SourceStats, iter_candidate_lines
 
 pytestmark = pytest.mark.skipif(grep_command() is None, reason="no usable grep on this machine")
+# Every searcher this machine has (ripgrep and GNU grep) must agree with the Python scanner.
+SEARCHERS = [b for b in (shutil.which(n) for n in grep_filter.SEARCHERS) if b and searcher_works(b)]
+
+
+@pytest.fixture(autouse=True, params=SEARCHERS or [None], ids=lambda b: os.path.basename(b) if b else "none")
+def searcher(request, monkeypatch):
+    if request.param:
+        monkeypatch.setattr(grep_filter, "grep_command", lambda: request.param)
+    return request.param
 
 KEYWORDS = ["invalid device ordinal", "cannot open shared object file", "created device /job:"]
 FLOOD = b"Created device /job:localhost/replica:0/task:0/device:GPU:0 with 22259 MB memory\n"
