@@ -50,9 +50,14 @@ def test_cuda_132_names_each_release_and_its_minimum_driver():
     rc, d = compat_json("cuda", "13.2")
     assert rc == 0
     releases = {r["release"]: r["linux"] for r in d["releases"]}
-    assert releases["CUDA 13.2 GA"] == "595.45.04"
-    assert all(r["linux"] for r in d["releases"])
-    assert "CUDA 13.2 GA: Linux driver >= 595.45.04" in compat_text("cuda", "13.2")
+    assert releases == {"CUDA 13.2 GA": "595.45.04", "CUDA 13.2 Update 1": "595.58.03",
+                        "CUDA 13.2 Update 2": "595.71.05"}  # 13.2 Update 2 release notes, Table 3
+    assert all(r["windows"] is None for r in d["releases"])  # N/A for 13.x
+    assert d["linux"]["toolkit_driver"] == "595.45.04"  # the GA's driver stays the minor's toolkit driver
+    text = compat_text("cuda", "13.2")
+    for line in ("CUDA 13.2 GA: Linux driver >= 595.45.04", "CUDA 13.2 Update 1: Linux driver >= 595.58.03",
+                 "CUDA 13.2 Update 2: Linux driver >= 595.71.05"):
+        assert line in text
 
 
 def test_torch_newer_than_the_tables_is_answered_not_unknown():

@@ -75,6 +75,15 @@ def test_a_release_the_tables_cover_gets_no_such_finding():
     assert "newer-than-tables" not in [f.code for f in findings_of(facts)]
 
 
+def test_the_driver_of_cuda_132_update_2_is_within_the_tables():
+    # CUDA 13.2 Update 2's own driver (Table 3 of its release notes) is the newest the tables know.
+    facts = machine_with(driver="595.71.05", cuda=13020)
+    assert "newer-than-tables" not in [f.code for f in findings_of(facts)]
+    later = {f.evidence["subject"] for f in findings_of(machine_with(driver="595.80.01", cuda=13020))
+             if f.code == "newer-than-tables"}
+    assert later == {"driver"}  # a later 595 build: the driver is past the tables, its CUDA 13.2 is not
+
+
 def test_a_series_row_covers_its_patch_releases():
     assert compat.newer_than_tables("tensorflow", "2.21.4") is None
     assert compat.newer_than_tables("tensorflow", "2.22.0").newest == "2.21"
