@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..facts.driver import GpuProcess
+from ..units import mib
 
 NOT_VISIBLE = "(not visible)"
 
@@ -25,8 +26,6 @@ def command_of(process: GpuProcess) -> str:
 
 def holder_text(process: GpuProcess, command_width: Optional[int] = None) -> str:
     """`4242 alice 11000 MiB python train.py`: the user is left out where it is unknown."""
-    from ..rules.situation import mib  # not at the top: the rule registry imports this module
-
     parts = [str(process.pid)]
     if process.user:
         parts.append(process.user)

@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..facts import Facts
-from ..rules.situation import mib
+from ..units import mib
 from .holders import NOT_VISIBLE, command_of, shorten
 
 UUID_WIDTH = 13  # "GPU-3a1b5c2d…": still a prefix CUDA_VISIBLE_DEVICES accepts
