@@ -54,3 +54,13 @@ def test_an_unreadable_status_file_leaves_the_user_unknown(tmp_path):
     os.makedirs(tmp_path / "proc/13/status")  # a directory where a file should be
     p = holders(tmp_path, 13)[13]
     assert p.visible and p.uid is None and p.user is None
+
+
+def test_on_the_machine_itself_the_system_user_database_names_the_user():
+    import pwd
+
+    gpu = NvmlGpu(index=0, processes=[GpuProcess(os.getpid())])
+    describe_processes(ProbeContext(sysroot="/"), [gpu])
+    p = gpu.processes[0]
+    assert p.visible and p.uid == os.getuid() and p.user == pwd.getpwuid(os.getuid()).pw_name
+    assert "pytest" in (p.command or "")
