@@ -10,6 +10,10 @@ import argparse
 import json
 import shlex
 import sys
+from typing import TYPE_CHECKING, Any, Dict, Optional
+
+if TYPE_CHECKING:
+    from ..facts import Facts
 
 HELP = "the GPU table alone (cuda:N, nvidia-smi index, bus id, UUID, memory, who holds each GPU); --pick N"
 
@@ -75,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pick(facts, args: argparse.Namespace) -> int:
+def _pick(facts: "Facts", args: argparse.Namespace) -> int:
     from ..gpus.pick import choose, exports_for, shortfall_message
 
     chosen = choose(facts.gpus, args.pick, args.min_free)
@@ -88,7 +92,7 @@ def _pick(facts, args: argparse.Namespace) -> int:
     return 0
 
 
-def _as_json(facts, problem):
+def _as_json(facts: "Facts", problem: Optional[str]) -> Dict[str, Any]:
     from ..facts.serialize import to_json
     from ..pipeline import SCHEMA_VERSION
 

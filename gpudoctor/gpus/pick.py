@@ -25,8 +25,10 @@ class GpuPickError(RuntimeError):
 
 def choose(gpus: Sequence["NvmlGpu"], n: int, min_free_mib: int = 0) -> List["NvmlGpu"]:
     """The n GPUs with the most free memory (at least min_free_mib), most free first; ties keep
-    nvidia-smi order. Fewer than n when fewer qualify; a GPU whose free memory is unknown never does."""
-    qualified = [g for g in gpus if g.memory_free is not None and g.memory_free >= min_free_mib * MIB]
+    nvidia-smi order. Fewer than n when fewer qualify; a GPU whose free memory is unknown never does,
+    nor one in MIG mode (programs use its MIG devices, by MIG- UUID, never the whole GPU)."""
+    qualified = [g for g in gpus if g.memory_free is not None and g.memory_free >= min_free_mib * MIB
+                 and g.mig_mode is not True]
     return sorted(qualified, key=lambda g: (-(g.memory_free or 0), g.index))[:n]
 
 

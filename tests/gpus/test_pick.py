@@ -22,6 +22,12 @@ def test_min_free_and_unknown_free_memory_do_not_qualify():
     assert [g.index for g in choose(gpus, 3)] == [2, 0]
 
 
+def test_a_gpu_in_mig_mode_is_never_picked_whole():
+    mig = gpu(0, 40000)
+    mig.mig_mode = True
+    assert [g.index for g in choose([mig, gpu(1, 1000)], 2)] == [1]
+
+
 def test_exports_use_pci_bus_order_for_indices_and_nothing_for_uuids():
     chosen = [gpu(2, 1), gpu(0, 1)]
     assert exports_for(chosen) == {"CUDA_DEVICE_ORDER": "PCI_BUS_ID", "CUDA_VISIBLE_DEVICES": "2,0"}
