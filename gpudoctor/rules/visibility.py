@@ -140,9 +140,11 @@ def _holders(gpu: NvmlGpu) -> str:
 
 def _holder(process: GpuProcess) -> str:
     """pid 4242 (alice: python train.py) 11000 MiB; a pid from another PID namespace says so."""
-    who = f"{process.user}: " if process.user else ""
-    what = command_of(process)
-    text = f"pid {process.pid}" + (f" ({who}{shorten(what, HOLDER_COMMAND_WIDTH)})" if what != "?" else "")
+    if process.visible is False:  # another PID namespace: NVML's name is all there is
+        what = "not visible here" + (f": {process.name}" if process.name else "")
+    else:
+        what = (f"{process.user}: " if process.user else "") + shorten(command_of(process), HOLDER_COMMAND_WIDTH)
+    text = f"pid {process.pid} ({what})"
     return text + (f" {mib(process.used_memory)}" if process.used_memory else "")
 
 

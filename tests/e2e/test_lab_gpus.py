@@ -171,3 +171,12 @@ def test_report_lists_holders_with_users_redacted(lab, tmp_path):
     assert "| nvidia-smi # | pid | user | GPU memory | command |" in text
     assert "`python train.py`" in text and "/home/<user>/projects/very/long/path" in text
     assert "alice" not in text and "bob" not in text
+
+
+def test_check_names_a_holder_in_another_pid_namespace_by_pid(lab):
+    s = scenarios.rtx2080ti_x4_two_full()
+    for g in s.gpus[2:]:
+        g.processes = [LabProcess(4242, 11000, "python train.py", visible=False)]
+    rc, report, _ = lab.run_check(s)
+    full = next(f for f in report["findings"] if f["code"] == "gpu-memory-full")
+    assert "pid 4242 (not visible here: python train.py) 11000 MiB" in full["detail"]
