@@ -9,7 +9,7 @@ from typing import List, Optional
 
 from . import __version__
 
-COMMANDS = ["check", "report", "explain", "diff", "compat", "codes", "fleet", "health"]
+COMMANDS = ["check", "report", "explain", "diff", "compat", "codes", "fleet", "health", "gpus"]
 # Import names of the runtime dependencies (pyproject.toml): a missing one is an install problem,
 # not a gpudoctor bug, and is reported as such.
 DEPENDENCIES = ("rich", "packaging", "pynvml", "tomli")

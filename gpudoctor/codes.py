@@ -129,9 +129,10 @@ CATALOG: Dict[str, CodeInfo] = {
         _c("gpu-memory-full", L.VISIBILITY, W, "GPU memory is (almost) full",
            "Another process holds most of this GPU's memory; creating a CUDA context there fails with "
            "CUDA_ERROR_OUT_OF_MEMORY. An error when every visible GPU is full.",
-           "NVML memory info and compute processes per GPU.",
-           "Use GPUs with free memory (the fix prints the CUDA_VISIBLE_DEVICES value), or stop the "
-           "processes holding the memory."),
+           "NVML memory info and compute processes per GPU; each process's user and command line from "
+           "/proc/PID (a process of another PID namespace, such as a container, is named by pid only).",
+           "Use GPUs with free memory (the fix prints the CUDA_VISIBLE_DEVICES value; "
+           "`eval \"$(gpudoctor gpus --pick N)\"` picks the N freest), or stop the processes holding the memory."),
         _c("gpu-memory-preallocated", L.VISIBILITY, W, "A framework's memory preallocation leaves no room",
            "TensorFlow and JAX reserve most of a GPU's memory when they start (JAX 75%). A second framework "
            "or process on the same GPU, or cuDNN/cuBLAS creating their handles, then fails with "

@@ -198,7 +198,16 @@ def identity_of_report(report: Mapping[str, Any]) -> Identity:
     hosts = [system.get("hostname") or ""] if isinstance(system, Mapping) else []
     # Users seen only in paths are not added: their home paths are redacted by pattern, and a
     # directory name under /home (`/home/data`) is not always a user whose name is a secret.
-    return Identity(hosts=_unique(_host_spellings(hosts)))
+    # The owners of GPU processes are users by definition: a colleague's name stays off the ticket.
+    return Identity(users=_gpu_process_users(facts), hosts=_unique(_host_spellings(hosts)))
+
+
+def _gpu_process_users(facts: Any) -> List[str]:
+    gpus = facts.get("gpus") if isinstance(facts, Mapping) else None
+    users = [p.get("user") for g in gpus or [] if isinstance(g, Mapping)
+             for p in g.get("processes") or [] if isinstance(p, Mapping)]
+    # A bare uid (no name in passwd) is a number like any other: replacing it would hit versions.
+    return _unique(u for u in users if isinstance(u, str) and not u.isdigit())
 
 
 class Redactor:

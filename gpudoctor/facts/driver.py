@@ -66,7 +66,13 @@ class CudaDriverFacts:
 class GpuProcess:
     pid: int
     used_memory: Optional[int] = None  # bytes
-    name: Optional[str] = None
+    name: Optional[str] = None  # as NVML names it (nvmlSystemGetProcessName: the executable)
+    # From /proc/PID under GPUDOCTOR_SYSROOT; visible False: another PID namespace (a container)
+    # or a process that ended since NVML listed it. None: not looked at.
+    visible: Optional[bool] = None
+    uid: Optional[int] = None
+    user: Optional[str] = None  # the uid's name in the sysroot's /etc/passwd, else the number
+    command: Optional[str] = None  # /proc/PID/cmdline, arguments joined by spaces
 
 
 @dataclass

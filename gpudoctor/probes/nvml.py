@@ -10,13 +10,16 @@ from ..facts.probe_status import ProbeStatus
 from ..facts.serialize import from_json
 from .context import ProbeContext
 from .cuda_driver import statuses_of
+from .processes import describe_processes
 from .runner import ChildResult, ChildSpec, run_child
 
 
 def probe_nvml(ctx: ProbeContext) -> Tuple[NvmlFacts, List[ProbeStatus]]:
     # No -S: pynvml lives in gpudoctor's site-packages.
     result = run_child(ChildSpec("nvml", "nvml_child.py", sys.executable, ctx.env, ctx.timeout, python_flags=("-E",)))
-    return facts_from_records(result), statuses_of(result, "nvmlInit")
+    facts = facts_from_records(result)
+    describe_processes(ctx, facts.gpus)  # here, not in the child: /proc is read through the sysroot
+    return facts, statuses_of(result, "nvmlInit")
 
 
 def facts_from_records(result: ChildResult) -> NvmlFacts:

@@ -266,6 +266,20 @@ def _driver(facts: Mapping[str, Any]) -> List[str]:
     return ["### Driver", ""] + table(["", ""], [r for r in rows if r[1] not in ("", "None")])
 
 
+def _gpu_processes(gpus: List[Mapping[str, Any]]) -> List[str]:
+    """Who holds each GPU; the report's redaction has already replaced users, homes and secrets."""
+    rows = []
+    for g in gpus:
+        for p in g.get("processes") or []:
+            if p.get("visible") is False:
+                command = "(not visible: another PID namespace, or ended)" + (f" {p['name']}" if p.get("name") else "")
+            else:
+                command = p.get("command") or p.get("name") or ""
+            rows.append([str(g.get("index", "")), esc(p.get("pid")), esc(p.get("user")),
+                         esc(_gib(p.get("used_memory"))) if p.get("used_memory") else "", code(command)])
+    return table(["nvidia-smi #", "pid", "user", "GPU memory", "command"], rows)
+
+
 def _gpus(facts: Mapping[str, Any]) -> List[str]:
     gpus = facts.get("gpus") or []
     lines = ["### GPUs", ""]
@@ -281,6 +295,7 @@ def _gpus(facts: Mapping[str, Any]) -> List[str]:
                      {True: "on", False: "off"}.get(g.get("mig_mode"), "")])
     lines += table(["nvidia-smi #", "name", "CC", "memory used / total", "PCI bus", "UUID", "processes", "MIG"],
                    rows)
+    lines += _gpu_processes(gpus)
     errors = [(g.get("index"), q, e) for g in gpus for q, e in (g.get("errors") or {}).items()]
     if errors:
         lines += details("NVML errors", table(["GPU", "query", "error"],

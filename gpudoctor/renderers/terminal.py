@@ -11,6 +11,7 @@ from rich.text import Text
 
 from ..causes import tally_text
 from ..facts import Facts
+from ..gpus.holders import holder_text
 from ..model import Finding, Layer, Severity
 from ..rules.situation import cuda_version_text, mib
 
@@ -88,18 +89,24 @@ def summarize_layers(facts: Facts) -> Dict[Layer, str]:
     return out
 
 
-def gpu_table(facts: Facts) -> Optional[Table]:
+COMMAND_WIDTH = 24  # a process's command line in the GPU table, unless wide: 80 columns stay readable
+
+
+def gpu_table(facts: Facts, wide: bool = False) -> Optional[Table]:
+    """cuda:N <-> nvidia-smi index <-> bus id, memory, and who holds each GPU (a line per process:
+    pid, user, memory, command line); `wide` keeps command lines whole."""
     if not facts.gpus:
         return None
     logical = {m.physical_index: m.logical for m in facts.visible_devices.mapping}
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False, title_justify="left")
     for col in ("CUDA", "GPU", "Name", "CC", "Bus id", "Memory used / total", "Processes"):
-        table.add_column(col, overflow="fold")
+        table.add_column(col, overflow="fold", no_wrap=col in ("CUDA", "GPU", "CC", "Bus id"))
     restricted = facts.visible_devices.cuda_visible_devices is not None or facts.visible_devices.mapping
+    width = None if wide else COMMAND_WIDTH
     for gpu in facts.gpus:
         cuda = logical.get(gpu.index, "hidden" if restricted else "?")
-        procs = ", ".join(f"{p.pid}" + (f" {mib(p.used_memory)}" if p.used_memory else "") for p in gpu.processes)
-        memory = f"{mib(gpu.memory_used)} / {mib(gpu.memory_total)}" if gpu.memory_total else ""
+        procs = "\n".join(holder_text(p, width) for p in gpu.processes)
+        memory = f"{mib(gpu.memory_used).replace(' MiB', '')} / {mib(gpu.memory_total)}" if gpu.memory_total else ""
         table.add_row(cuda, str(gpu.index), gpu.name or "?", gpu.compute_capability or "", gpu.pci_bus_id or "",
                       memory, procs)
     return table

@@ -10,9 +10,8 @@ from typing import List, Optional
 
 from ..facts import Facts
 from ..facts.driver import NvmlGpu
+from ..units import MIB, mib  # noqa: F401  (re-exported for the rule modules)
 from ..versions import cuda_version_text  # noqa: F401  (re-exported for the rule modules)
-
-MIB = 1024 * 1024
 
 
 def gpu_on_bus(facts: Facts) -> bool:
@@ -47,10 +46,6 @@ def driver_cuda_version(facts: Facts) -> Optional[int]:
 
 def driver_version(facts: Facts) -> Optional[str]:
     return facts.driver.nvml.driver_version or facts.driver.kernel.version
-
-
-def mib(value: Optional[int]) -> str:
-    return "?" if value is None else f"{value // MIB} MiB"
 
 
 def gpu_label(gpu: NvmlGpu) -> str:

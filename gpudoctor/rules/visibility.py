@@ -6,7 +6,8 @@ from typing import Iterable, List
 
 from ..codes import make_finding
 from ..facts import Facts
-from ..facts.driver import NvmlGpu
+from ..facts.driver import GpuProcess, NvmlGpu
+from ..gpus.holders import command_of, shorten
 from ..model import Finding, Severity
 from ..probes.assemble import cuda_enumeration_order
 from .base import Prior
@@ -16,6 +17,7 @@ from .situation import gpu_label, mib
 # CUDA_ERROR_OUT_OF_MEMORY or leaves nothing for work.
 FULL_FREE_BYTES = 512 * 1024 * 1024
 FULL_USED_FRACTION = 0.95
+HOLDER_COMMAND_WIDTH = 60  # a finding's detail wraps; a whole command line can be kilobytes
 
 
 def misspelled_env_var(facts: Facts, prior: Prior) -> Iterable[Finding]:
@@ -132,9 +134,18 @@ def _visible_gpus(facts: Facts) -> List[NvmlGpu]:
 def _holders(gpu: NvmlGpu) -> str:
     text = f"{gpu_label(gpu)} {mib(gpu.memory_used)} of {mib(gpu.memory_total)} used"
     if gpu.processes:
-        text += " by " + ", ".join(f"pid {p.pid}" + (f" ({p.name})" if p.name else "") +
-                                   (f" {mib(p.used_memory)}" if p.used_memory else "") for p in gpu.processes)
+        text += " by " + ", ".join(_holder(p) for p in gpu.processes)
     return text
+
+
+def _holder(process: GpuProcess) -> str:
+    """pid 4242 (alice: python train.py) 11000 MiB; a pid from another PID namespace says so."""
+    if process.visible is False:  # another PID namespace: NVML's name is all there is
+        what = "not visible here" + (f": {process.name}" if process.name else "")
+    else:
+        what = (f"{process.user}: " if process.user else "") + shorten(command_of(process), HOLDER_COMMAND_WIDTH)
+    text = f"pid {process.pid} ({what})"
+    return text + (f" {mib(process.used_memory)}" if process.used_memory else "")
 
 
 def _selector(facts: Facts, chosen: List[NvmlGpu]) -> str:

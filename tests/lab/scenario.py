@@ -59,11 +59,24 @@ _CUDA_SYMBOL = re.compile(r"^(cu|nvml)[A-Za-z0-9_]+$")
 
 @dataclass
 class LabProcess:
-    """A process holding memory on a GPU (as NVML reports it)."""
+    """A process holding memory on a GPU (as NVML reports it).
+
+    ``name`` is what NVML calls it; ``cmdline`` (default: ``name``) and ``uid`` are written to the
+    sysroot's ``proc/PID/{cmdline,status}`` and ``user`` to its ``etc/passwd`` (``None``: the uid
+    has no name there). ``visible=False``: no ``proc/PID`` (another PID namespace, or ended).
+    """
 
     pid: int
     used_mib: int
     name: str = "python"
+    user: Optional[str] = "alice"
+    uid: int = 1001
+    cmdline: Optional[Sequence[str]] = None
+    visible: bool = True
+
+    @property
+    def argv(self) -> List[str]:
+        return list(self.cmdline) if self.cmdline is not None else self.name.split()
 
 
 @dataclass
@@ -365,6 +378,19 @@ class Scenario:
             # present so a probe that looks there under the sysroot finds a marker).
             _mkdir(root / "usr/lib/wsl/lib")
             w("usr/lib/wsl/lib/README.lab", "the lab's libcuda stand-in comes through LD_LIBRARY_PATH\n")
+
+        # /proc/PID of the GPU processes this PID namespace sees, and the users' names.
+        users = {0: "root"}
+        for g in self.gpus:
+            for p in g.process_list():
+                if not p.visible:
+                    continue
+                w("proc/%d/cmdline" % p.pid, "".join(a + "\0" for a in p.argv))
+                w("proc/%d/status" % p.pid, "Name:\t%s\nState:\tS (sleeping)\nPid:\t%d\n"
+                  "Uid:\t%d\t%d\t%d\t%d\n" % (p.name.split()[0][:15], p.pid, p.uid, p.uid, p.uid, p.uid))
+                if p.user is not None:
+                    users.setdefault(p.uid, p.user)
+        w("etc/passwd", "".join("%s:x:%d:%d::/home/%s:/bin/bash\n" % (n, u, u, n) for u, n in sorted(users.items())))
 
         # Containers: /.dockerenv, /run/.containerenv, /proc/1/cgroup.
         cid = "3f4e5d6c7b8a" * 5 + "9f8e"

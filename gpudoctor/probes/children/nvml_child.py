@@ -71,19 +71,16 @@ def describe(index):
 
 
 def process_info(p):
+    """pid, memory and NVML's name for it; the parent reads user and command line from /proc
+    through GPUDOCTOR_SYSROOT (this child's /proc may not be the machine examined)."""
+    import pynvml
+
     used = getattr(p, "usedGpuMemory", None)
     info = {"pid": p.pid, "used_memory": used if isinstance(used, int) and used >= 0 else None}
-    try:
-        with open("/proc/%d/cmdline" % p.pid, "rb") as handle:
-            info["name"] = handle.read(200).replace(b"\0", b" ").decode("utf-8", "replace").strip() or None
-    except OSError:
-        # Another container's or PID namespace's process: NVML still knows its name.
-        import pynvml
-
-        try:
-            info["name"] = as_str(pynvml.nvmlSystemGetProcessName(p.pid)) or None
-        except Exception:
-            pass
+    try:  # NVML knows the name even of another container's or PID namespace's process
+        info["name"] = as_str(pynvml.nvmlSystemGetProcessName(p.pid)) or None
+    except Exception:
+        pass
     return info
 
 

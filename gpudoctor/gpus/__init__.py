@@ -1,0 +1,1 @@
+"""Shared servers: who holds which GPU, and picking the GPUs with the most free memory."""
