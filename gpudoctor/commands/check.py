@@ -30,6 +30,8 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     parser.add_argument("--timeout", metavar="SECONDS", type=_positive_float,
                         help=f"time allowed to each probe (default {DEFAULT_TIMEOUT:g}, "
                              f"{DEFAULT_QUICK_TIMEOUT:g} with --quick)")
+    parser.add_argument("--wide", action="store_true",
+                        help="tables in full (whole library paths), however wide the terminal")
     parser.add_argument("--no-color", action="store_true", help="plain text output")
     parser.add_argument("-v", "--verbose", action="store_true", help="also show info findings and evidence")
     parser.set_defaults(handler=run)
@@ -78,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
 
     console = Console(no_color=args.no_color, highlight=False)
     report = _run_with_progress(console, options)
-    render_terminal(console, report.facts, report.findings, report.verdict, args.verbose, _framework_lines(report))
+    render_terminal(console, report.facts, report.findings, report.verdict, args.verbose, _framework_lines(report),
+                    wide=args.wide)
     return report.exit_code
 
 

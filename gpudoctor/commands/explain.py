@@ -89,6 +89,7 @@ def _render(result: Any, findings: List[Finding], no_color: bool, check_note: Op
     from rich.markup import escape
 
     from ..causes import tally_text
+    from ..renderers.terminal import print_fix_steps
 
     console = Console(no_color=no_color, highlight=False, soft_wrap=False,
                       force_terminal=None if not no_color else False)
@@ -116,8 +117,7 @@ def _render(result: Any, findings: List[Finding], no_color: bool, check_note: Op
         console.print(f"  {escape(f.detail)}")
         if f.evidence.get("text"):
             console.print(f"  [dim]> {escape(str(f.evidence['text'])[:200])}[/dim]")
-        for step in f.fix:
-            console.print(f"  → {escape(step)}")
+        print_fix_steps(console, f.fix)
     if result.notes:
         console.print()
         console.print(f"[dim]Also seen, harmless: {', '.join(n.id for n in result.notes)}[/dim]")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from rich.console import Console, Group
-from rich.panel import Panel
+from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -13,6 +13,8 @@ from ..causes import tally_text
 from ..facts import Facts
 from ..model import Finding, Layer, Severity
 from ..rules.situation import cuda_version_text, mib
+from .fix_steps import split_step
+from .paths import shorten_path
 
 VERDICT_STYLE = {"ok": ("bold green", "✔ OK"), "warning": ("bold yellow", "⚠ WARNING"), "error": ("bold red", "✖ ERROR")}
 SEVERITY_STYLE = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -88,7 +90,7 @@ def summarize_layers(facts: Facts) -> Dict[Layer, str]:
     return out
 
 
-def gpu_table(facts: Facts) -> Optional[Table]:
+def gpu_table(facts: Facts, wide: bool = False) -> Optional[Table]:
     if not facts.gpus:
         return None
     logical = {m.physical_index: m.logical for m in facts.visible_devices.mapping}
@@ -105,59 +107,102 @@ def gpu_table(facts: Facts) -> Optional[Table]:
     return table
 
 
-def libraries_table(facts: Facts, verbose: bool) -> Optional[Table]:
-    """One row per CUDA library copy: what dlopen loads first, other copies only with -v."""
+def libraries_table(facts: Facts, verbose: bool, wide: bool = False) -> Optional[Table]:
+    """One row per CUDA library copy: what dlopen loads first, other copies only with -v.
+    Paths are shortened (`~`, `…/site-packages`) unless wide."""
+    path = (lambda p: p) if wide else shorten_path  # the home of whoever reads the screen
     rows = []
     for lib in facts.libraries.libraries:
         resolved = {r.real_path for r in lib.loader_resolution if r.real_path}
         for copy in lib.copies:
             loaded = copy.real_path in resolved
             if verbose or loaded or not resolved:
-                rows.append((lib.name, copy.soname, copy.version or copy.version_from_name or "?",
-                             "yes" if loaded else "", copy.real_path, ", ".join(copy.found_via)))
+                rows.append((copy.soname or lib.name, copy.version or copy.version_from_name or "?",
+                             "yes" if loaded else "", path(copy.real_path), ", ".join(copy.found_via)))
     for tool in facts.libraries.tools:
         if tool.path:
-            rows.append((tool.name, "", tool.version or "?", "", tool.path, tool.found_via or ""))
+            rows.append((tool.name, tool.version or "?", "", path(tool.path), tool.found_via or ""))
     if not rows:
         return None
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    for col in ("Library", "Soname", "Version", "Loaded", "Real path", "Found via"):
-        table.add_column(col, overflow="fold")
+    for col in ("Library", "Version", "Loaded", "Real path", "Found via"):
+        # --wide: nothing folded; the terminal wraps what is too long for it. Narrow: the path
+        # gets the room, "Found via" folds first.
+        table.add_column(col, overflow="ignore" if wide else "fold", no_wrap=wide,
+                         max_width=14 if col == "Found via" and not wide else None)
     for row in rows:
         table.add_row(*row)
     return table
 
 
-def finding_panel(finding: Finding, verbose: bool) -> Panel:
+def finding_header(finding: Finding) -> Text:
     style = SEVERITY_STYLE[finding.severity]
-    body = [Text(finding.detail)]
+    return Text.assemble((f"{finding.severity.value.upper()} ", f"bold {style}"), (finding.code, "bold"),
+                         f" — {finding.title}")
+
+
+def _numbered(number: str, text: Text) -> Padding:
+    """ "1. prose" with a hanging indent: wrapped lines start under the prose, as commands do."""
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column(width=2, no_wrap=True)
+    grid.add_column()
+    grid.add_row(number, text)
+    return Padding(grid, (0, 0, 0, 4))
+
+
+def print_fix_steps(console: Console, steps: List[str]) -> None:
+    """Numbered steps: the sentence wraps (hanging indent), each command stands alone on its line."""
+    for number, step in enumerate(steps, 1):
+        parts = split_step(step)
+        label = f"{number}."
+        for command in parts.lead:
+            _print_command(console, command, label)
+            label = ""
+        if parts.prose:
+            console.print(_numbered(label, Text(parts.prose)))
+            label = ""
+        for command in parts.commands:
+            _print_command(console, command, label)
+            label = ""
+
+
+def _print_command(console: Console, command: str, label: str) -> None:
+    # soft_wrap: rich inserts no newline and crops nothing; the terminal folds the line on
+    # screen, but a selection still copies one line.
+    console.print(Text(f"    {label:<3}", style="dim") + Text(command, style="bold"),
+                  soft_wrap=True, highlight=False, markup=False)
+
+
+def print_finding(console: Console, finding: Finding, verbose: bool) -> None:
+    """A finding without a border: prose wraps at the terminal's width (indented), and each fix
+    command is printed on its own line, unwrapped and uncropped, so that selecting it copies it."""
+    console.print(finding_header(finding))
+    console.print(Padding(Text(finding.detail), (0, 0, 0, 2)))
     if finding.caused_by:
-        body.append(Text(f"Caused by: {finding.caused_by}", style="dim"))
+        console.print(Padding(Text(f"Caused by: {finding.caused_by}", style="dim"), (0, 0, 0, 2)))
     if finding.fix:
-        body.append(Text("Fix:", style="bold"))
-        body += [Text(f"  • {step}") for step in finding.fix]
+        console.print(Text("  Fix:", style="bold"))
+    print_fix_steps(console, finding.fix)
     if verbose and finding.evidence:
-        body.append(Text("Evidence: " + ", ".join(f"{k}={v}" for k, v in finding.evidence.items()), style="dim"))
-    title = Text.assemble((f"{finding.severity.value.upper()} ", f"bold {style}"), (finding.code, "bold"),
-                          f" — {finding.title}")
-    return Panel(Group(*body), title=title, title_align="left", border_style=style)
+        console.print(Padding(Text("Evidence: " + ", ".join(f"{k}={v}" for k, v in finding.evidence.items()),
+                                   style="dim"), (0, 0, 0, 2)))
 
 
 def render_terminal(console: Console, facts: Facts, findings: List[Finding], verdict: str, verbose: bool = False,
-                    framework_lines: Optional[List[str]] = None) -> None:
+                    framework_lines: Optional[List[str]] = None, wide: bool = False) -> None:
     console.print(verdict_line(verdict, findings))
     console.print()
     console.print(layer_table(facts, findings, summarize_layers(facts)))
-    gpus = gpu_table(facts)
+    gpus = gpu_table(facts, wide=wide)
     if gpus is not None:
         console.print()
         console.print(Text("GPUs (CUDA = the name programs use; GPU = nvidia-smi's index)", style="bold"))
         console.print(gpus)
-    libraries = libraries_table(facts, verbose)
+    libraries = libraries_table(facts, verbose, wide)
     if libraries is not None:
         console.print()
         console.print(Text("CUDA libraries (Loaded = what a plain dlopen gets in your environment)", style="bold"))
-        console.print(libraries)
+        console.print(libraries, crop=not wide)
     if framework_lines:
         console.print()
         console.print(Text("Frameworks", style="bold"))
@@ -166,5 +211,7 @@ def render_terminal(console: Console, facts: Facts, findings: List[Finding], ver
     shown = [f for f in findings if verbose or f.severity != Severity.INFO or f.code in ("no-nvidia-gpu", "recommendation")]
     if shown:
         console.print()
-    for finding in shown:
-        console.print(finding_panel(finding, verbose))
+    for i, finding in enumerate(shown):
+        if i:
+            console.print()
+        print_finding(console, finding, verbose)
