@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import TYPE_CHECKING, List, Optional
 
@@ -47,23 +46,13 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def _validate_python(path: Optional[str]) -> Optional[str]:
-    if path is None:
-        return None
-    resolved = path if os.sep in path else (__import__("shutil").which(path) or path)
-    if os.path.isdir(resolved):  # a conda env or venv folder: use its interpreter
-        resolved = os.path.join(resolved, "bin", "python")
-    if not (os.path.isfile(resolved) and os.access(resolved, os.X_OK)):
-        raise ValueError(f"--python {path}: no executable Python interpreter there")
-    return os.path.abspath(resolved)
-
-
 def run(args: argparse.Namespace) -> int:
     from ..pipeline import CheckOptions, run_check
+    from ..target_python import NotAPython, validate_python
 
     try:
-        python = _validate_python(args.python)
-    except ValueError as exc:
+        python = validate_python(args.python)
+    except NotAPython as exc:
         print(f"gpudoctor: {exc}", file=sys.stderr)
         return 2
     timeout = args.timeout or (DEFAULT_QUICK_TIMEOUT if args.quick else DEFAULT_TIMEOUT)

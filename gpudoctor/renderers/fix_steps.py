@@ -30,9 +30,10 @@ class FixStep:
 
 
 def is_command(text: str) -> bool:
-    """Does this text start like a shell command (a known program, a path to one, VAR=value cmd)?"""
+    """Does this text start like a shell command (a known program, a path to one, VAR=value cmd)?
+    A template with a placeholder for the reader to fill in (`kill PID`) is not: it cannot run as is."""
     words = text.strip().split()
-    if not words:
+    if not words or any(re.fullmatch(r"[A-Z][A-Z_]+", w) for w in words[1:]):
         return False
     first = words[0]
     while "=" in first and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", first) and len(words) > 1:

@@ -23,15 +23,32 @@ CHECK_LAYERS = [layer for layer in Layer if layer is not Layer.LOGS]
 GPU_ONLY_LAYERS = {Layer.KERNEL_DRIVER, Layer.USERSPACE_DRIVER, Layer.VISIBILITY, Layer.RUNTIME_TEST}
 
 
-def verdict_line(verdict: str, findings: List[Finding]) -> Text:
-    style, label = VERDICT_STYLE[verdict]
+def verdict_summary(verdict: str, findings: List[Finding]) -> str:
     roots = [f for f in findings if f.severity != Severity.INFO and f.caused_by is None]
     if verdict == "ok":
-        summary = "nothing stands between your frameworks and the GPU" if not findings or \
+        return "nothing stands between your frameworks and the GPU" if not findings or \
             all(f.code != "no-nvidia-gpu" for f in findings) else "no NVIDIA GPU here; nothing is broken"
-    else:
-        summary = tally_text(findings) + (f"; root cause: {roots[0].title}" if roots else "")
-    return Text.assemble((label, style), "  ", summary)
+    return tally_text(findings) + (f"; root cause: {roots[0].title}" if roots else "")
+
+
+def verdict_line(verdict: str, findings: List[Finding]) -> Text:
+    style, label = VERDICT_STYLE[verdict]
+    return Text.assemble((label, style), "  ", verdict_summary(verdict, findings))
+
+
+def layer_statuses(findings: List[Finding]) -> Dict[Layer, str]:
+    """Each layer's worst severity ("error", "warning"), "ok", or "—" for a driver layer with no GPU."""
+    no_gpu = any(f.code == "no-nvidia-gpu" for f in findings)
+    out: Dict[Layer, str] = {}
+    for layer in CHECK_LAYERS:
+        in_layer = [f for f in findings if f.layer == layer]
+        worst = min((f.severity for f in in_layer), key=lambda s: s.rank, default=None)
+        if worst in (None, Severity.INFO):
+            # With no GPU, the driver layers have nothing to be healthy about: say so, not "ok".
+            out[layer] = "—" if no_gpu and layer in GPU_ONLY_LAYERS else "ok"
+        else:
+            out[layer] = worst.value
+    return out
 
 
 def layer_table(facts: Facts, findings: List[Finding], facts_summary: Dict[Layer, str]) -> Table:
@@ -39,16 +56,9 @@ def layer_table(facts: Facts, findings: List[Finding], facts_summary: Dict[Layer
     table.add_column("Layer")
     table.add_column("Status")
     table.add_column("What gpudoctor saw", overflow="fold")
-    no_gpu = any(f.code == "no-nvidia-gpu" for f in findings)
-    for layer in CHECK_LAYERS:
-        in_layer = [f for f in findings if f.layer == layer]
-        worst = min((f.severity for f in in_layer), key=lambda s: s.rank, default=None)
-        if worst in (None, Severity.INFO):
-            # With no GPU, the driver layers have nothing to be healthy about: say so, not "ok".
-            status = Text("—", "dim") if no_gpu and layer in GPU_ONLY_LAYERS else Text("ok", "green")
-        else:
-            status = Text(worst.value, SEVERITY_STYLE[worst])
-        table.add_row(layer.label, status, facts_summary.get(layer, ""))
+    styles = {"ok": "green", "—": "dim", **{s.value: style for s, style in SEVERITY_STYLE.items()}}
+    for layer, status in layer_statuses(findings).items():
+        table.add_row(layer.label, Text(status, styles[status]), facts_summary.get(layer, ""))
     return table
 
 
@@ -188,6 +198,11 @@ def print_finding(console: Console, finding: Finding, verbose: bool) -> None:
                                    style="dim"), (0, 0, 0, 2)))
 
 
+def shown_findings(findings: List[Finding], verbose: bool = False) -> List[Finding]:
+    """Errors and warnings; of the info findings only those a reader always wants (or all, verbose)."""
+    return [f for f in findings if verbose or f.severity != Severity.INFO or f.code in ("no-nvidia-gpu", "recommendation")]
+
+
 def render_terminal(console: Console, facts: Facts, findings: List[Finding], verdict: str, verbose: bool = False,
                     framework_lines: Optional[List[str]] = None, wide: bool = False) -> None:
     console.print(verdict_line(verdict, findings))
@@ -208,7 +223,7 @@ def render_terminal(console: Console, facts: Facts, findings: List[Finding], ver
         console.print(Text("Frameworks", style="bold"))
     for line in framework_lines or []:
         console.print(f"  {line}")
-    shown = [f for f in findings if verbose or f.severity != Severity.INFO or f.code in ("no-nvidia-gpu", "recommendation")]
+    shown = shown_findings(findings, verbose)
     if shown:
         console.print()
     for i, finding in enumerate(shown):
