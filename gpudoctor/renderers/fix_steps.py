@@ -32,7 +32,7 @@ class FixStep:
 def is_command(text: str) -> bool:
     """Does this text start like a shell command (a known program, a path to one, VAR=value cmd)?
     A template with a placeholder for the reader to fill in (`kill PID`) is not: it cannot run as is."""
-    words = text.strip().split()
+    words = text.split(" #", 1)[0].split()  # a trailing shell comment may say anything
     if not words or any(re.fullmatch(r"[A-Z][A-Z_]+", w) for w in words[1:]):
         return False
     first = words[0]

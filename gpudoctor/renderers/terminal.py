@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from rich.console import Console
+from rich.measure import Measurement
 from rich.padding import Padding
+from rich.segment import Segment, Segments
 from rich.table import Table
 from rich.text import Text
 
@@ -203,6 +205,18 @@ def shown_findings(findings: List[Finding], verbose: bool = False) -> List[Findi
     return [f for f in findings if verbose or f.severity != Severity.INFO or f.code in ("no-nvidia-gpu", "recommendation")]
 
 
+def print_table(console: Console, table: Table, wide: bool) -> None:
+    """A table at the terminal's width, or (wide) at its natural width, every cell whole: the
+    lines go past the right edge and the terminal wraps them, as `ps -ww` does."""
+    if not wide:
+        console.print(table)
+        return
+    natural = Measurement.get(console, console.options.update(width=10_000), table).maximum
+    options = console.options.update(width=max(natural, console.width))
+    for line in console.render_lines(table, options, pad=False):
+        console.print(Segments(line + [Segment.line()]), soft_wrap=True)
+
+
 def render_terminal(console: Console, facts: Facts, findings: List[Finding], verdict: str, verbose: bool = False,
                     framework_lines: Optional[List[str]] = None, wide: bool = False) -> None:
     console.print(verdict_line(verdict, findings))
@@ -212,12 +226,12 @@ def render_terminal(console: Console, facts: Facts, findings: List[Finding], ver
     if gpus is not None:
         console.print()
         console.print(Text("GPUs (CUDA = the name programs use; GPU = nvidia-smi's index)", style="bold"))
-        console.print(gpus)
+        print_table(console, gpus, wide)
     libraries = libraries_table(facts, verbose, wide)
     if libraries is not None:
         console.print()
         console.print(Text("CUDA libraries (Loaded = what a plain dlopen gets in your environment)", style="bold"))
-        console.print(libraries, crop=not wide)
+        print_table(console, libraries, wide)
     if framework_lines:
         console.print()
         console.print(Text("Frameworks", style="bold"))
