@@ -65,6 +65,9 @@ def split_step(step: str) -> FixStep:
         tail = prose[m.end():]
         if not _TRAILING.match(tail) and tail.strip() not in ("or", "and", "then"):
             break
+        head = prose[:m.start()]
+        if head.count("(") > head.count(")"):
+            break  # "(a new env: `conda create ...`)": taken out, the bracket would never close
         prose, peeled = prose[:m.start()].rstrip(), True
         prose = re.sub(r"\s*(,|;|or|and|then)$", "", prose).rstrip()
     if prose.endswith("("):

@@ -141,7 +141,7 @@ def libraries_table(facts: Facts, verbose: bool, wide: bool = False) -> Optional
         # --wide: nothing folded; the terminal wraps what is too long for it. Narrow: the path
         # gets the room, "Found via" folds first.
         table.add_column(col, overflow="ignore" if wide else "fold", no_wrap=wide,
-                         max_width=14 if col == "Found via" and not wide else None)
+                         max_width=15 if col == "Found via" and not wide else None)
     for row in rows:
         table.add_row(*row)
     return table

@@ -44,3 +44,9 @@ def test_file_names_variables_and_templates_are_not_commands():
     assert not is_command("kill PID") and not is_command("libcudnn.so.8")
     assert is_command("/opt/conda/envs/tf/bin/python -m pip install x") and is_command("nvidia-smi")
     assert is_command("CUDA_VISIBLE_DEVICES=0 python train.py")
+
+
+def test_command_closing_a_bracket_stays_in_the_sentence():
+    step = "Use Python 3.7 for TensorFlow 1.14.0 (a new venv or conda env: `conda create -n tf python=3.7`)."
+    parts = split_step(step)
+    assert parts.prose == step and parts.commands == ["conda create -n tf python=3.7"]
