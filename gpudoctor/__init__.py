@@ -4,8 +4,12 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str):  # PEP 562: `import gpudoctor` stays cheap; the API loads on first use
-    if name in ("check", "explain"):
-        from . import api
+    if name == "check":
+        from .api import check
 
-        return getattr(api, name)
+        return check
+    if name == "explain":  # the package, which is callable: explain(text) runs the API's explain
+        import importlib  # not `from . import explain`: that asks this __getattr__ again
+
+        return importlib.import_module(".explain", __name__)
     raise AttributeError(f"module 'gpudoctor' has no attribute {name!r}")

@@ -125,3 +125,14 @@ def test_import_gpudoctor_stays_cheap():
     code = "import sys, gpudoctor; print(sorted(m for m in sys.modules if m.startswith(('gpudoctor', 'rich'))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['gpudoctor']"
+
+
+def test_explain_is_callable_whichever_was_imported_first():
+    import subprocess
+    import sys
+
+    code = ("import sys, gpudoctor{imp}; r = gpudoctor.explain('CUDA driver version is insufficient for CUDA "
+            "runtime version'); print(r.verdict, r.findings[0].code)")
+    for imp in ("", "; import gpudoctor.explain", "; from gpudoctor.explain import explain_text"):
+        proc = subprocess.run([sys.executable, "-c", code.format(imp=imp)], capture_output=True, text=True)
+        assert proc.returncode == 0 and proc.stdout.split()[0] == "error", (imp, proc.stderr)

@@ -156,7 +156,7 @@ def finding_header(finding: Finding) -> Text:
 def _numbered(number: str, text: Text) -> Padding:
     """ "1. prose" with a hanging indent: wrapped lines start under the prose, as commands do."""
     grid = Table.grid(padding=(0, 1, 0, 0))
-    grid.add_column(width=2, no_wrap=True)
+    grid.add_column(width=max(2, len(number)), no_wrap=True)
     grid.add_column()
     grid.add_row(number, text)
     return Padding(grid, (0, 0, 0, 4))
