@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import TYPE_CHECKING, List, Optional
 
@@ -30,6 +29,8 @@ def register(subparsers: "argparse._SubParsersAction") -> None:
     parser.add_argument("--timeout", metavar="SECONDS", type=_positive_float,
                         help=f"time allowed to each probe (default {DEFAULT_TIMEOUT:g}, "
                              f"{DEFAULT_QUICK_TIMEOUT:g} with --quick)")
+    parser.add_argument("--wide", action="store_true",
+                        help="tables in full (whole library paths), however wide the terminal")
     parser.add_argument("--no-color", action="store_true", help="plain text output")
     parser.add_argument("-v", "--verbose", action="store_true", help="also show info findings and evidence")
     parser.set_defaults(handler=run)
@@ -45,23 +46,13 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def _validate_python(path: Optional[str]) -> Optional[str]:
-    if path is None:
-        return None
-    resolved = path if os.sep in path else (__import__("shutil").which(path) or path)
-    if os.path.isdir(resolved):  # a conda env or venv folder: use its interpreter
-        resolved = os.path.join(resolved, "bin", "python")
-    if not (os.path.isfile(resolved) and os.access(resolved, os.X_OK)):
-        raise ValueError(f"--python {path}: no executable Python interpreter there")
-    return os.path.abspath(resolved)
-
-
 def run(args: argparse.Namespace) -> int:
     from ..pipeline import CheckOptions, run_check
+    from ..target_python import NotAPython, validate_python
 
     try:
-        python = _validate_python(args.python)
-    except ValueError as exc:
+        python = validate_python(args.python)
+    except NotAPython as exc:
         print(f"gpudoctor: {exc}", file=sys.stderr)
         return 2
     timeout = args.timeout or (DEFAULT_QUICK_TIMEOUT if args.quick else DEFAULT_TIMEOUT)
@@ -78,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
 
     console = Console(no_color=args.no_color, highlight=False)
     report = _run_with_progress(console, options)
-    render_terminal(console, report.facts, report.findings, report.verdict, args.verbose, _framework_lines(report))
+    render_terminal(console, report.facts, report.findings, report.verdict, args.verbose, _framework_lines(report),
+                    wide=args.wide)
     return report.exit_code
 
 

@@ -9,10 +9,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Dict, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from .. import __version__
 from ..model import Finding, Severity, verdict_of
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 SCHEMA_VERSION = "1"
 
@@ -67,31 +70,38 @@ def run(args: argparse.Namespace) -> int:
         except Exception as exc:  # the check is a bonus: its failure must not hide the log's answer
             check_note = f"the quick check failed: {exc}"
     if args.json:
-        report = {
-            "schema": SCHEMA_VERSION,
-            "gpudoctor_version": __version__,
-            "verdict": verdict_of(findings),
-            "findings": [f.to_json() for f in findings],
-            "source": dict(result.source_json(), check=("joined" if args.check and not check_note else check_note)),
-        }
+        report = json_report(result, findings, check=("joined" if args.check and not check_note else check_note))
         json.dump(report, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        _render(result, findings, no_color=args.no_color, check_note=check_note)
+        from rich.console import Console
+
+        console = Console(no_color=args.no_color, highlight=False, soft_wrap=False,
+                          force_terminal=None if not args.no_color else False)
+        render_explain(console, result, findings, check_note)
     return 1 if any(f.severity == Severity.ERROR for f in findings) else 0
 
 
 _STYLE = {Severity.ERROR: ("✖", "bold red"), Severity.WARNING: ("!", "bold yellow"), Severity.INFO: ("i", "bold cyan")}
 
 
-def _render(result: Any, findings: List[Finding], no_color: bool, check_note: Optional[str]) -> None:
-    from rich.console import Console
+def json_report(result: Any, findings: List[Finding], check: Optional[str]) -> Dict[str, Any]:
+    """The `explain --json` object; `check`: "joined", the reason the quick check failed, or None."""
+    return {
+        "schema": SCHEMA_VERSION,
+        "gpudoctor_version": __version__,
+        "verdict": verdict_of(findings),
+        "findings": [f.to_json() for f in findings],
+        "source": dict(result.source_json(), check=check),
+    }
+
+
+def render_explain(console: "Console", result: Any, findings: List[Finding], check_note: Optional[str]) -> None:
     from rich.markup import escape
 
     from ..causes import tally_text
+    from ..renderers.terminal import print_fix_steps
 
-    console = Console(no_color=no_color, highlight=False, soft_wrap=False,
-                      force_terminal=None if not no_color else False)
     stats = result.stats
     tally = f"; {tally_text(findings)}" if findings else ""
     console.print(f"[bold]gpudoctor explain[/bold] {escape(result.name)}: {stats.lines:,} lines read{tally}")
@@ -116,8 +126,7 @@ def _render(result: Any, findings: List[Finding], no_color: bool, check_note: Op
         console.print(f"  {escape(f.detail)}")
         if f.evidence.get("text"):
             console.print(f"  [dim]> {escape(str(f.evidence['text'])[:200])}[/dim]")
-        for step in f.fix:
-            console.print(f"  → {escape(step)}")
+        print_fix_steps(console, f.fix)
     if result.notes:
         console.print()
         console.print(f"[dim]Also seen, harmless: {', '.join(n.id for n in result.notes)}[/dim]")

@@ -84,6 +84,14 @@ def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         print("gpudoctor report: --timeout must be a positive number of seconds", file=sys.stderr)
         return 2
+    if args.python and not getattr(args, "from_file", None):
+        from gpudoctor.target_python import NotAPython, validate_python
+
+        try:
+            args.python = validate_python(args.python)
+        except NotAPython as exc:
+            print(f"gpudoctor report: {exc}", file=sys.stderr)
+            return 2
     now = _now_utc()
     try:
         text = build_report(args, now)

@@ -8,6 +8,8 @@
 from __future__ import annotations
 
 import io
+import sys
+import types
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Dict, List, Optional
 
@@ -65,3 +67,16 @@ def explain_stream(stream: BinaryIO, name: str = "-", chunk_bytes: Optional[int]
 
 def explain_text(text: str, name: str = "-") -> ExplainResult:
     return explain_stream(io.BytesIO(text.encode("utf-8", "surrogatepass")), name)
+
+
+class _CallablePackage(types.ModuleType):
+    """`gpudoctor.explain(text)` is the Python API (gpudoctor/api.py). Once this package is imported,
+    the attribute `gpudoctor.explain` is the package itself, so the package answers the call."""
+
+    def __call__(self, text: str) -> Any:
+        from ..api import explain
+
+        return explain(text)
+
+
+sys.modules[__name__].__class__ = _CallablePackage

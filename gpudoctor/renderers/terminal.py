@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from rich.console import Console, Group
-from rich.panel import Panel
+from rich.console import Console
+from rich.measure import Measurement
+from rich.padding import Padding
+from rich.segment import Segment, Segments
 from rich.table import Table
 from rich.text import Text
 
@@ -14,6 +16,8 @@ from ..facts import Facts
 from ..gpus.holders import holder_text
 from ..model import Finding, Layer, Severity
 from ..rules.situation import cuda_version_text, mib
+from .fix_steps import split_step
+from .paths import shorten_path
 
 VERDICT_STYLE = {"ok": ("bold green", "✔ OK"), "warning": ("bold yellow", "⚠ WARNING"), "error": ("bold red", "✖ ERROR")}
 SEVERITY_STYLE = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -22,15 +26,32 @@ CHECK_LAYERS = [layer for layer in Layer if layer is not Layer.LOGS]
 GPU_ONLY_LAYERS = {Layer.KERNEL_DRIVER, Layer.USERSPACE_DRIVER, Layer.VISIBILITY, Layer.RUNTIME_TEST}
 
 
-def verdict_line(verdict: str, findings: List[Finding]) -> Text:
-    style, label = VERDICT_STYLE[verdict]
+def verdict_summary(verdict: str, findings: List[Finding]) -> str:
     roots = [f for f in findings if f.severity != Severity.INFO and f.caused_by is None]
     if verdict == "ok":
-        summary = "nothing stands between your frameworks and the GPU" if not findings or \
+        return "nothing stands between your frameworks and the GPU" if not findings or \
             all(f.code != "no-nvidia-gpu" for f in findings) else "no NVIDIA GPU here; nothing is broken"
-    else:
-        summary = tally_text(findings) + (f"; root cause: {roots[0].title}" if roots else "")
-    return Text.assemble((label, style), "  ", summary)
+    return tally_text(findings) + (f"; root cause: {roots[0].title}" if roots else "")
+
+
+def verdict_line(verdict: str, findings: List[Finding]) -> Text:
+    style, label = VERDICT_STYLE[verdict]
+    return Text.assemble((label, style), "  ", verdict_summary(verdict, findings))
+
+
+def layer_statuses(findings: List[Finding]) -> Dict[Layer, str]:
+    """Each layer's worst severity ("error", "warning"), "ok", or "—" for a driver layer with no GPU."""
+    no_gpu = any(f.code == "no-nvidia-gpu" for f in findings)
+    out: Dict[Layer, str] = {}
+    for layer in CHECK_LAYERS:
+        in_layer = [f for f in findings if f.layer == layer]
+        worst = min((f.severity for f in in_layer), key=lambda s: s.rank, default=None)
+        if worst in (None, Severity.INFO):
+            # With no GPU, the driver layers have nothing to be healthy about: say so, not "ok".
+            out[layer] = "—" if no_gpu and layer in GPU_ONLY_LAYERS else "ok"
+        else:
+            out[layer] = worst.value
+    return out
 
 
 def layer_table(facts: Facts, findings: List[Finding], facts_summary: Dict[Layer, str]) -> Table:
@@ -38,16 +59,9 @@ def layer_table(facts: Facts, findings: List[Finding], facts_summary: Dict[Layer
     table.add_column("Layer")
     table.add_column("Status")
     table.add_column("What gpudoctor saw", overflow="fold")
-    no_gpu = any(f.code == "no-nvidia-gpu" for f in findings)
-    for layer in CHECK_LAYERS:
-        in_layer = [f for f in findings if f.layer == layer]
-        worst = min((f.severity for f in in_layer), key=lambda s: s.rank, default=None)
-        if worst in (None, Severity.INFO):
-            # With no GPU, the driver layers have nothing to be healthy about: say so, not "ok".
-            status = Text("—", "dim") if no_gpu and layer in GPU_ONLY_LAYERS else Text("ok", "green")
-        else:
-            status = Text(worst.value, SEVERITY_STYLE[worst])
-        table.add_row(layer.label, status, facts_summary.get(layer, ""))
+    styles = {"ok": "green", "—": "dim", **{s.value: style for s, style in SEVERITY_STYLE.items()}}
+    for layer, status in layer_statuses(findings).items():
+        table.add_row(layer.label, Text(status, styles[status]), facts_summary.get(layer, ""))
     return table
 
 
@@ -112,66 +126,128 @@ def gpu_table(facts: Facts, wide: bool = False) -> Optional[Table]:
     return table
 
 
-def libraries_table(facts: Facts, verbose: bool) -> Optional[Table]:
-    """One row per CUDA library copy: what dlopen loads first, other copies only with -v."""
+def libraries_table(facts: Facts, verbose: bool, wide: bool = False) -> Optional[Table]:
+    """One row per CUDA library copy: what dlopen loads first, other copies only with -v.
+    Paths are shortened (`~`, `…/site-packages`) unless wide."""
+    path = (lambda p: p) if wide else shorten_path  # the home of whoever reads the screen
     rows = []
     for lib in facts.libraries.libraries:
         resolved = {r.real_path for r in lib.loader_resolution if r.real_path}
         for copy in lib.copies:
             loaded = copy.real_path in resolved
             if verbose or loaded or not resolved:
-                rows.append((lib.name, copy.soname, copy.version or copy.version_from_name or "?",
-                             "yes" if loaded else "", copy.real_path, ", ".join(copy.found_via)))
+                rows.append((copy.soname or lib.name, copy.version or copy.version_from_name or "?",
+                             "yes" if loaded else "", path(copy.real_path), ", ".join(copy.found_via)))
     for tool in facts.libraries.tools:
         if tool.path:
-            rows.append((tool.name, "", tool.version or "?", "", tool.path, tool.found_via or ""))
+            rows.append((tool.name, tool.version or "?", "", path(tool.path), tool.found_via or ""))
     if not rows:
         return None
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    for col in ("Library", "Soname", "Version", "Loaded", "Real path", "Found via"):
-        table.add_column(col, overflow="fold")
+    for col in ("Library", "Version", "Loaded", "Real path", "Found via"):
+        # --wide: nothing folded; the terminal wraps what is too long for it. Narrow: the path
+        # gets the room, "Found via" folds first.
+        table.add_column(col, overflow="ignore" if wide else "fold", no_wrap=wide,
+                         max_width=15 if col == "Found via" and not wide else None)
     for row in rows:
         table.add_row(*row)
     return table
 
 
-def finding_panel(finding: Finding, verbose: bool) -> Panel:
+def finding_header(finding: Finding) -> Text:
     style = SEVERITY_STYLE[finding.severity]
-    body = [Text(finding.detail)]
+    return Text.assemble((f"{finding.severity.value.upper()} ", f"bold {style}"), (finding.code, "bold"),
+                         f" — {finding.title}")
+
+
+def _numbered(number: str, text: Text) -> Padding:
+    """ "1. prose" with a hanging indent: wrapped lines start under the prose, as commands do."""
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column(width=max(2, len(number)), no_wrap=True)
+    grid.add_column()
+    grid.add_row(number, text)
+    return Padding(grid, (0, 0, 0, 4))
+
+
+def print_fix_steps(console: Console, steps: List[str]) -> None:
+    """Numbered steps: the sentence wraps (hanging indent), each command stands alone on its line."""
+    for number, step in enumerate(steps, 1):
+        parts = split_step(step)
+        label = f"{number}."
+        for command in parts.lead:
+            _print_command(console, command, label)
+            label = ""
+        if parts.prose:
+            console.print(_numbered(label, Text(parts.prose)))
+            label = ""
+        for command in parts.commands:
+            _print_command(console, command, label)
+            label = ""
+
+
+def _print_command(console: Console, command: str, label: str) -> None:
+    # soft_wrap: rich inserts no newline and crops nothing; the terminal folds the line on
+    # screen, but a selection still copies one line.
+    console.print(Text(f"    {label:<3}", style="dim") + Text(command, style="bold"),
+                  soft_wrap=True, highlight=False, markup=False)
+
+
+def print_finding(console: Console, finding: Finding, verbose: bool) -> None:
+    """A finding without a border: prose wraps at the terminal's width (indented), and each fix
+    command is printed on its own line, unwrapped and uncropped, so that selecting it copies it."""
+    console.print(finding_header(finding))
+    console.print(Padding(Text(finding.detail), (0, 0, 0, 2)))
     if finding.caused_by:
-        body.append(Text(f"Caused by: {finding.caused_by}", style="dim"))
+        console.print(Padding(Text(f"Caused by: {finding.caused_by}", style="dim"), (0, 0, 0, 2)))
     if finding.fix:
-        body.append(Text("Fix:", style="bold"))
-        body += [Text(f"  • {step}") for step in finding.fix]
+        console.print(Text("  Fix:", style="bold"))
+    print_fix_steps(console, finding.fix)
     if verbose and finding.evidence:
-        body.append(Text("Evidence: " + ", ".join(f"{k}={v}" for k, v in finding.evidence.items()), style="dim"))
-    title = Text.assemble((f"{finding.severity.value.upper()} ", f"bold {style}"), (finding.code, "bold"),
-                          f" — {finding.title}")
-    return Panel(Group(*body), title=title, title_align="left", border_style=style)
+        console.print(Padding(Text("Evidence: " + ", ".join(f"{k}={v}" for k, v in finding.evidence.items()),
+                                   style="dim"), (0, 0, 0, 2)))
+
+
+def shown_findings(findings: List[Finding], verbose: bool = False) -> List[Finding]:
+    """Errors and warnings; of the info findings only those a reader always wants (or all, verbose)."""
+    return [f for f in findings if verbose or f.severity != Severity.INFO or f.code in ("no-nvidia-gpu", "recommendation")]
+
+
+def print_table(console: Console, table: Table, wide: bool) -> None:
+    """A table at the terminal's width, or (wide) at its natural width, every cell whole: the
+    lines go past the right edge and the terminal wraps them, as `ps -ww` does."""
+    if not wide:
+        console.print(table)
+        return
+    natural = Measurement.get(console, console.options.update(width=10_000), table).maximum
+    options = console.options.update(width=max(natural, console.width))
+    for line in console.render_lines(table, options, pad=False):
+        console.print(Segments(line + [Segment.line()]), soft_wrap=True)
 
 
 def render_terminal(console: Console, facts: Facts, findings: List[Finding], verdict: str, verbose: bool = False,
-                    framework_lines: Optional[List[str]] = None) -> None:
+                    framework_lines: Optional[List[str]] = None, wide: bool = False) -> None:
     console.print(verdict_line(verdict, findings))
     console.print()
     console.print(layer_table(facts, findings, summarize_layers(facts)))
-    gpus = gpu_table(facts)
+    gpus = gpu_table(facts, wide=wide)
     if gpus is not None:
         console.print()
         console.print(Text("GPUs (CUDA = the name programs use; GPU = nvidia-smi's index)", style="bold"))
-        console.print(gpus)
-    libraries = libraries_table(facts, verbose)
+        print_table(console, gpus, wide)
+    libraries = libraries_table(facts, verbose, wide)
     if libraries is not None:
         console.print()
         console.print(Text("CUDA libraries (Loaded = what a plain dlopen gets in your environment)", style="bold"))
-        console.print(libraries)
+        print_table(console, libraries, wide)
     if framework_lines:
         console.print()
         console.print(Text("Frameworks", style="bold"))
     for line in framework_lines or []:
         console.print(f"  {line}")
-    shown = [f for f in findings if verbose or f.severity != Severity.INFO or f.code in ("no-nvidia-gpu", "recommendation")]
+    shown = shown_findings(findings, verbose)
     if shown:
         console.print()
-    for finding in shown:
-        console.print(finding_panel(finding, verbose))
+    for i, finding in enumerate(shown):
+        if i:
+            console.print()
+        print_finding(console, finding, verbose)

@@ -102,6 +102,7 @@ def test_a_typical_8_gpu_machine_stays_under_100_kb():
 
 def test_report_runs_the_check_when_not_given_a_file(tmp_path, monkeypatch):
     import gpudoctor.pipeline as pipeline
+    import gpudoctor.target_python as target_python
 
     seen = {}
 
@@ -114,6 +115,8 @@ def test_report_runs_the_check_when_not_given_a_file(tmp_path, monkeypatch):
         return FakeReport()
 
     monkeypatch.setattr(pipeline, "run_check", fake_run_check)
+    # /opt/py/bin/python is not on this machine: take it as the interpreter it stands for
+    monkeypatch.setattr(target_python, "validate_python", lambda path: path)
     out = tmp_path / "r.md"
     assert gpudoctor(["report", "--quick", "--python", "/opt/py/bin/python", "--timeout", "7", "-o", str(out)]) == 0
     assert seen["options"].quick and seen["options"].python == "/opt/py/bin/python" and seen["options"].timeout == 7
