@@ -133,6 +133,15 @@ CATALOG: Dict[str, CodeInfo] = {
            "/proc/PID (a process of another PID namespace, such as a container, is named by pid only).",
            "Use GPUs with free memory (the fix prints the CUDA_VISIBLE_DEVICES value; "
            "`eval \"$(gpudoctor gpus --pick N)\"` picks the N freest), or stop the processes holding the memory."),
+        _c("gpu-unavailable", L.VISIBILITY, E, "The GPU refuses new CUDA programs (busy or unavailable)",
+           "CUDA reports every device busy or unavailable: the GPU is in compute mode Exclusive_Process and "
+           "another process already has it, in compute mode Prohibited, or (WSL, VMs) not really passed through. "
+           "The driver and the GPU work; this program is not allowed on it.",
+           "From a log: cudaErrorDevicesUnavailable (46, 'all CUDA-capable devices are busy or unavailable') "
+           "and CUDA_ERROR_DEVICE_UNAVAILABLE.",
+           "`nvidia-smi -q -d COMPUTE` shows the compute mode; pick a free GPU with CUDA_VISIBLE_DEVICES "
+           "(`gpudoctor gpus`), wait for the process that holds it, or ask an administrator for "
+           "`nvidia-smi -c DEFAULT`."),
         _c("gpu-memory-preallocated", L.VISIBILITY, W, "A framework's memory preallocation leaves no room",
            "TensorFlow and JAX reserve most of a GPU's memory when they start (JAX 75%). A second framework "
            "or process on the same GPU, or cuDNN/cuBLAS creating their handles, then fails with "

@@ -41,6 +41,7 @@ class ContextRule:
     evidence: Dict[str, Pattern[str]] = field(default_factory=dict)
     requires: Dict[str, Pattern[str]] = field(default_factory=dict)  # facts that must also be there, matching
     unless: Tuple[str, ...] = ()  # facts that put the log in another context
+    from_facts: bool = False  # the facts alone establish the cause: a finding is made when no line named one
     source: str = ""
 
     def context(self, facts: Dict[str, Any]) -> Optional[Tuple[str, str]]:
@@ -73,6 +74,7 @@ def load_rules() -> Tuple[ContextRule, ...]:
             value=re.compile(e["value"]) if "value" in e else None,
             evidence={k: re.compile(v) for k, v in e.get("evidence", {}).items()},
             requires={k: re.compile(v) for k, v in e.get("requires", {}).items()}, unless=tuple(e.get("unless", ())),
+            from_facts=bool(e.get("from_facts", False)),
             source=e["source"]))
     return tuple(rules)
 
@@ -86,6 +88,13 @@ def apply_context(findings: List[Finding], facts: Dict[str, Any]) -> List[Findin
             continue
         covered = [i for i, f in enumerate(out) if f.caused_by is None and rule.covers(f)]
         if not covered:
+            if rule.from_facts:
+                values = {**facts, "original": "no error line names it"}
+                out.insert(0, make_finding(
+                    rule.becomes, render(rule.detail, values), fix=render_all(rule.fix, values),
+                    title=render(rule.title, values) or None,
+                    evidence={"context": {context[0]: context[1]}, "context_rule": rule.id,
+                              "context_source": rule.source, **{k: str(facts[k]) for k in rule.requires}}))
             continue
         first = out[covered[0]]
         values = {**facts, **{k: v for k, v in first.evidence.items() if isinstance(v, (str, int))},

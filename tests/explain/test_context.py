@@ -76,3 +76,41 @@ def test_through_the_installed_command(tmp_path):
     report = json.loads(out.stdout)
     assert report["findings"][0]["code"] == "wsl-driver-misconfigured"
     assert report["findings"][0]["evidence"]["reread_from"] == "no-visible-gpu"
+
+
+def test_a_container_started_without_gpus_in_which_cuda_is_checked():
+    # No error line at all: the facts (a docker run without --gpus, then a CUDA check inside) are the cause.
+    log = "$ sudo docker run -t -i floydhub/pytorch:latest-gpu-py3 ipython\nIn [2]: torch.cuda.is_available()\nOut[2]: False\n"
+    first = explain_text(log).findings[0]
+    assert first.code == "container-no-gpu-access" and first.evidence["context_rule"] == "container-without-gpus-then-cuda-checked"
+    assert "--gpus all" in first.fix[0]
+
+
+def test_a_docker_run_without_a_cuda_check_is_not_blamed():
+    assert explain_text("$ docker run -p 8080:8080 myapp\nserver started\n").findings == []
+
+
+@pytest.mark.parametrize("log, code", [
+    ("My system is Windows 11. My tensorflow version is 2.12.0.\nprint(tf.config.list_physical_devices('GPU'))\n[]\n",
+     "platform-unsupported"),
+    ("Windows 10\nTensorFlow version: 2.10.1\nprint(tf.config.list_physical_devices('GPU'))\n[]\n", None),  # last GPU release
+    ("WSL2 on Windows 11\nTensorFlow version: 2.15.0\nprint(tf.config.list_physical_devices('GPU'))\n[]\n", None),
+])
+def test_tensorflow_211_and_newer_on_native_windows(log, code):
+    findings = explain_text(log).findings
+    assert (findings[0].code if findings else None) == code
+    if code:
+        assert "2.12.0" in findings[0].title and any("WSL2" in step for step in findings[0].fix)
+
+
+def test_no_device_in_a_container_prompt_is_the_container():
+    log = "root@00921839c781:/app# nvidia-smi\nbash: nvidia-smi: command not found\n"
+    first = explain_text(log).findings[0]
+    assert first.code == "container-no-gpu-access" and "00921839c781" in first.detail
+
+
+def test_torch_warning_on_a_cpu_machine_is_not_an_error():
+    log = ("UserWarning: CUDA initialization: Found no NVIDIA driver on your system. Please check that you have an "
+           "NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx\n")
+    findings = explain_text(log).findings
+    assert [f.severity.value for f in findings] == ["info"]
