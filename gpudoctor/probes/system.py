@@ -49,6 +49,8 @@ def _container_evidence(ctx: ProbeContext) -> List[str]:
             break
     if ctx.env.get("container"):
         evidence.append(f"container={ctx.env['container']}")
+    if ctx.env.get("KUBERNETES_SERVICE_HOST"):  # set in every pod's containers
+        evidence.append("KUBERNETES_SERVICE_HOST set")
     return evidence
 
 

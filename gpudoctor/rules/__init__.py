@@ -6,7 +6,7 @@ from typing import List, Optional
 
 from ..facts import Facts
 from ..model import Finding
-from . import companions, torch_libraries
+from . import companions, containers, torch_libraries
 from . import (compatibility, framework_builds, framework_libraries, frameworks, hardware, kernel_driver, libraries,
                runtime_test, userspace_driver, visibility)
 from . import memory, toolchain
@@ -15,6 +15,7 @@ from .base import Prior, Rule
 
 RULES: List[Rule] = [
     *hardware.RULES,
+    *containers.RULES,
     *kernel_driver.RULES,
     *userspace_driver.RULES,
     *visibility.RULES,

@@ -24,7 +24,7 @@ from .situation import cuda_version_text, driver_cuda_version, driver_sees_gpu, 
 
 # Lower-layer findings that stop a framework from seeing or using the GPU, lowest layer first.
 GPU_ROOT_CAUSES = (
-    "driver-not-loaded", "wsl-driver-misconfigured", "device-nodes-missing", "uvm-not-loaded",
+    "container-no-gpu-access", "driver-not-loaded", "wsl-driver-misconfigured", "device-nodes-missing", "uvm-not-loaded",
     "libcuda-missing", "nvml-driver-mismatch", "cuda-init-failed",
     "no-visible-gpu", "invalid-device-ordinal", "gpu-memory-full",
     "cuda-library-missing", "cudnn-missing", "cuda-version-mismatch", "cudnn-version-mismatch",

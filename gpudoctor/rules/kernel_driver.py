@@ -40,7 +40,7 @@ def driver_not_loaded(facts: Facts, prior: Prior) -> Iterable[Finding]:
 
 
 def uvm_not_loaded(facts: Facts, prior: Prior) -> Iterable[Finding]:
-    if not kernel_module_loaded(facts) or facts.system.wsl:
+    if not kernel_module_loaded(facts) or facts.system.wsl or prior.has("container-no-gpu-access"):
         return
     uvm_node = next((n for n in facts.driver.kernel.device_nodes if n.path == "/dev/nvidia-uvm"), None)
     module = facts.driver.kernel.modules.get("nvidia_uvm")
@@ -57,7 +57,7 @@ def uvm_not_loaded(facts: Facts, prior: Prior) -> Iterable[Finding]:
 
 
 def device_nodes_missing(facts: Facts, prior: Prior) -> Iterable[Finding]:
-    if not kernel_module_loaded(facts) or facts.system.wsl:
+    if not kernel_module_loaded(facts) or facts.system.wsl or prior.has("container-no-gpu-access"):
         return
     nodes = {n.path: n for n in facts.driver.kernel.device_nodes}
     gpu_nodes = [n for p, n in nodes.items() if p[len("/dev/nvidia"):].isdigit()]

@@ -60,6 +60,8 @@ def libcuda_missing(facts: Facts, prior: Prior) -> Iterable[Finding]:
     libcuda = facts.driver.libcuda
     if libcuda.loaded or not (kernel_module_loaded(facts) or (facts.system.wsl and any_gpu(facts))):
         return
+    if prior.has("container-no-gpu-access"):
+        return  # one of that finding's symptoms
     kver = facts.driver.kernel.version
     if in_container(facts):
         fix = ["The driver's libraries are mounted into containers by the NVIDIA Container Toolkit: run with "
@@ -111,7 +113,7 @@ def cuda_init_failed(facts: Facts, prior: Prior) -> Iterable[Finding]:
     if code == 100 and (not gpu_on_bus(facts) or facts.visible_devices.hides_all):
         return  # no GPU at all (no-nvidia-gpu) or hidden on purpose (no-visible-gpu): not a driver fault
     name, cause = INIT_ERROR_CAUSES.get(code, (libcuda.init_error_name or "CUDA error", "see the driver's message"))
-    root = prior.first_error("driver-not-loaded", "device-nodes-missing", "uvm-not-loaded", "nvml-driver-mismatch",
+    root = prior.first_error("container-no-gpu-access", "driver-not-loaded", "device-nodes-missing", "uvm-not-loaded", "nvml-driver-mismatch",
                              "wsl-driver-misconfigured")
     message = libcuda.init_error_string or ""
     yield make_finding("cuda-init-failed",

@@ -133,9 +133,43 @@ def test_mixed_models_cuda_numbers_fastest_first(lab):
 
 def test_container_without_device_nodes_says_gpus_all(lab):
     rc, report, _ = lab.run_check(scenarios.container_no_device_nodes())
-    found = findings_of(report)["device-nodes-missing"]
+    found = findings_of(report)["container-no-gpu-access"]
     assert rc == 1 and any("--gpus all" in step for step in found["fix"])
     assert report["facts"]["system"]["in_container"] is True
+    # one cause, one finding: the missing nodes, libcuda and uvm are its symptoms, not findings of their own
+    roots = [f["code"] for f in report["findings"] if f["severity"] == "error" and not f["caused_by"]]
+    assert roots == ["container-no-gpu-access"], roots
+    assert {"device-nodes-missing", "libcuda-missing", "uvm-not-loaded"}.isdisjoint(findings_of(report))
+    assert "no /dev/nvidiaN device node" in found["detail"] and "libcuda" in found["detail"]
+
+
+@pytest.mark.parametrize("runtime, says, not_says", [
+    ("docker", "docker run --gpus all", "nvidia.com/gpu=all"),
+    ("podman", "podman run --device nvidia.com/gpu=all", "docker run"),
+    ("kubernetes", "nvidia.com/gpu: 1", "docker run"),
+])
+def test_a_container_without_gpu_access_gets_the_fix_of_its_runtime(lab, runtime, says, not_says):
+    scenario = scenarios.container_no_device_nodes()
+    scenario.container = runtime
+    rc, report, _ = lab.run_check(scenario, "--quick")
+    found = findings_of(report)["container-no-gpu-access"]
+    assert rc == 1 and found["evidence"]["runtime"] == runtime
+    assert any(says in step for step in found["fix"]) and not any(not_says in step for step in found["fix"])
+
+
+def test_nvidia_visible_devices_void_is_named_as_the_cause(lab):
+    rc, report, _ = lab.run_check(scenarios.container_no_device_nodes(), "--quick",
+                                  env_extra={"NVIDIA_VISIBLE_DEVICES": "void"})
+    found = findings_of(report)["container-no-gpu-access"]
+    assert rc == 1 and 'NVIDIA_VISIBLE_DEVICES is void ("void")' in found["detail"]
+    assert found["fix"][0].startswith("Set NVIDIA_VISIBLE_DEVICES=all")
+
+
+def test_a_container_with_gpu_access_is_not_blamed(lab):
+    scenario = scenarios.rtx2080ti_x4()
+    scenario.container = "docker"
+    rc, report, _ = lab.run_check(scenario, "--quick")
+    assert "container-no-gpu-access" not in findings_of(report)
 
 
 @pytest.mark.parametrize("scenario, code", [(scenarios.kernel_wrong_result, "gpu-op-wrong-result"),

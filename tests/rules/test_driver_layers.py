@@ -1,5 +1,6 @@
 """Hardware, kernel-driver and user-space-driver rules, fed the facts of real situations."""
 
+from gpudoctor.rules import diagnose
 from gpudoctor.facts.driver import DeviceNode
 from gpudoctor.model import Severity
 from tests.factories import codes, finding, problems, gpu_machine, no_gpu_machine
@@ -39,9 +40,16 @@ def test_container_without_device_nodes_says_gpus_all():
     facts = gpu_machine(container=True)
     facts.driver.kernel.device_nodes = [DeviceNode("/dev/nvidiactl", False, False), DeviceNode("/dev/nvidia-uvm", False, False)]
     facts.driver.libcuda.init_result, facts.driver.libcuda.init_error_name = 100, "CUDA_ERROR_NO_DEVICE"
-    found = finding(facts, "device-nodes-missing")
+    found = finding(facts, "container-no-gpu-access")
     assert any("--gpus all" in step for step in found.fix)
-    assert finding(facts, "cuda-init-failed").caused_by == "device-nodes-missing"
+    assert finding(facts, "cuda-init-failed").caused_by == "container-no-gpu-access"
+
+
+def test_host_without_device_nodes_is_not_a_container_problem():
+    facts = gpu_machine()
+    facts.driver.kernel.device_nodes = [DeviceNode("/dev/nvidiactl", False, False), DeviceNode("/dev/nvidia-uvm", True, True)]
+    assert any("nvidia-modprobe" in step for step in finding(facts, "device-nodes-missing").fix)
+    assert "container-no-gpu-access" not in [f.code for f in diagnose(facts)]
 
 
 def test_missing_uvm_explains_cuinit_999():
