@@ -32,6 +32,7 @@ class KernelDriverFacts:
     nouveau_loaded: bool = False
     wsl_dxg_present: bool = False
     wsl_libcuda_present: bool = False
+    wsl_libcuda_real_path: Optional[str] = None  # the real file behind /usr/lib/wsl/lib/libcuda.so.1, if any
 
 
 @dataclass

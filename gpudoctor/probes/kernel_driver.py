@@ -35,6 +35,8 @@ def probe_kernel_driver(ctx: ProbeContext) -> Tuple[KernelDriverFacts, List[Prob
     facts.device_nodes = _device_nodes(ctx)
     facts.wsl_dxg_present = os.path.exists(ctx.host_path("/dev/dxg"))
     facts.wsl_libcuda_present = os.path.exists(ctx.host_path("/usr/lib/wsl/lib/libcuda.so"))
+    wsl_libcuda = ctx.host_path("/usr/lib/wsl/lib/libcuda.so.1")
+    facts.wsl_libcuda_real_path = os.path.realpath(wsl_libcuda) if os.path.exists(wsl_libcuda) else None
     return facts, []
 
 

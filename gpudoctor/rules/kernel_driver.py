@@ -89,23 +89,31 @@ def wsl_driver_misconfigured(facts: Facts, prior: Prior) -> Iterable[Finding]:
         return
     k = facts.driver.kernel
     libcuda_path = facts.driver.libcuda.path or ""
-    problems = []
+    problems: List[str] = []
+    fix: List[str] = []
     if not k.wsl_dxg_present:
         problems.append("/dev/dxg is missing (the Windows driver does not expose the GPU to WSL)")
+        fix += ["Install or update the NVIDIA driver on Windows (it is the only driver WSL 2 uses), then from Windows: "
+                "`wsl --update` and `wsl --shutdown`.",
+                "Check that this distribution runs as WSL 2 (`wsl -l -v` in Windows shows VERSION 2; WSL 1 has no "
+                "GPU): `wsl --set-version <distribution> 2`."]
     if not k.wsl_libcuda_present:
-        problems.append("/usr/lib/wsl/lib/libcuda.so is missing")
-    if libcuda_path and "/usr/lib/wsl/" not in libcuda_path:
+        problems.append("/usr/lib/wsl/lib/libcuda.so is missing (programs and libraries that load plain libcuda.so, "
+                        "cuDNN among them, fail)")
+        fix += ["Update the Windows NVIDIA driver (it provides /usr/lib/wsl/lib/libcuda.so*), and let the loader search "
+                "that folder: `echo /usr/lib/wsl/lib | sudo tee /etc/ld.so.conf.d/ld.wsl.conf && sudo ldconfig`."]
+    # the loader's libcuda is not the Windows driver's: compared as real files (the WSL copy may be a link)
+    if libcuda_path and "/usr/lib/wsl/" not in libcuda_path and libcuda_path != k.wsl_libcuda_real_path:
         problems.append(f"libcuda.so.1 resolves to {libcuda_path}, not to the WSL driver in /usr/lib/wsl/lib "
                         "(a Linux driver installed inside WSL shadows it)")
+        fix += ["Remove the Linux NVIDIA driver installed inside WSL: `dpkg -l | grep -E 'nvidia-driver|libnvidia-compute'` "
+                "lists its packages; `sudo apt-get remove --purge` them (keep CUDA toolkit packages), and delete "
+                f"stray copies such as {libcuda_path}; then `sudo ldconfig`."]
     if not problems:
         return
     yield make_finding("wsl-driver-misconfigured", "Under WSL2: " + "; ".join(problems) + ".",
                        evidence={"dev_dxg": k.wsl_dxg_present, "wsl_libcuda": k.wsl_libcuda_present,
-                                 "libcuda_path": libcuda_path or None},
-                       fix=["Install the NVIDIA driver on Windows only, then `wsl --update` and `wsl --shutdown` "
-                            "from Windows.",
-                            "Never install a Linux NVIDIA display driver inside WSL; remove stray copies of libcuda "
-                            "(`ls -l /usr/lib/x86_64-linux-gnu/libcuda*`) so /usr/lib/wsl/lib is used."])
+                                 "libcuda_path": libcuda_path or None}, fix=fix)
 
 
 RULES = [driver_not_loaded, uvm_not_loaded, device_nodes_missing, wsl_driver_misconfigured]

@@ -196,3 +196,25 @@ def test_every_lab_scenario_yields_a_report_and_a_contract_exit_code(lab):
         rc, report, stderr = lab.run_check(scenario, "--timeout", "3", timeout=60)
         assert rc in (0, 1), (scenario.name, stderr)
         assert report["verdict"] in ("ok", "warning", "error") and "Traceback" not in stderr, scenario.name
+
+
+def test_a_healthy_wsl2_machine_has_no_wsl_finding(lab):
+    rc, report, _ = lab.run_check(scenarios.wsl2(), "--quick")
+    assert "wsl-driver-misconfigured" not in findings_of(report), report["findings"]
+    assert report["facts"]["system"]["wsl"] is True
+
+
+@pytest.mark.parametrize("change, says, fix_says", [
+    ({"wsl_linux_driver": True}, "a Linux driver installed inside WSL shadows it", "apt-get remove --purge"),
+    ({"wsl_libcuda_links": ("libcuda.so.1",)}, "/usr/lib/wsl/lib/libcuda.so is missing", "ld.wsl.conf && sudo ldconfig"),
+    ({"missing_device_nodes": ("dxg",)}, "/dev/dxg is missing", "wsl --update"),
+])
+def test_a_broken_wsl2_setup_is_one_root_cause_with_the_wsl_fix(lab, change, says, fix_says):
+    scenario = scenarios.wsl2()
+    for name, value in change.items():
+        setattr(scenario, name, value)
+    rc, report, _ = lab.run_check(scenario, "--quick")
+    found = findings_of(report)["wsl-driver-misconfigured"]
+    assert says in found["detail"] and any(fix_says in step for step in found["fix"])
+    roots = [f["code"] for f in report["findings"] if f["severity"] == "error" and not f["caused_by"]]
+    assert roots == ["wsl-driver-misconfigured"], roots

@@ -64,6 +64,8 @@ class Lab:
         # stand-ins off the search path (an empty directory takes their place).
         libdir: Optional[Path] = self.libdir if scenario.userspace_driver else None
         first = str(libdir) if libdir else str(_mkdir(base / "no-driver-libs"))
+        if scenario.wsl and libdir:
+            first = self._wsl_driver_libs(scenario, sysroot, libdir, base)
         rest = os.environ.get("LD_LIBRARY_PATH", "")
         env["LD_LIBRARY_PATH"] = first + (os.pathsep + rest if rest else "")
         env.scenario = scenario
@@ -71,6 +73,21 @@ class Lab:
         env.scenario_file = scenario_file
         env.libdir = libdir
         return env
+
+    @staticmethod
+    def _wsl_driver_libs(scenario: Scenario, sysroot: Path, libdir: Path, base: Path) -> str:
+        """WSL2: the Windows driver's libraries in <sysroot>/usr/lib/wsl/lib (links to the stand-ins), and
+        for a Linux driver installed inside WSL a copy of its own that the loader finds first."""
+        wsl_lib = _mkdir(sysroot / "usr/lib/wsl/lib")
+        for name in scenario.wsl_libcuda_links:
+            os.symlink(libdir / "libcuda.so.1", wsl_lib / name)
+        os.symlink(libdir / "libnvidia-ml.so.1", wsl_lib / "libnvidia-ml.so.1")
+        if not scenario.wsl_linux_driver:
+            return str(wsl_lib)
+        linux = _mkdir(base / "linux-driver-inside-wsl")
+        for name in ("libcuda.so.1", "libnvidia-ml.so.1"):
+            shutil.copy2(libdir / name, linux / name)
+        return str(linux) + os.pathsep + str(wsl_lib)
 
     def environ(self, scenario: Scenario, env_extra: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
         """The full environment of a process on the lab machine."""

@@ -180,6 +180,8 @@ class Scenario:
     device_nodes: Optional[Sequence[str]] = None  # None: derived from modules and GPUs
     missing_device_nodes: Sequence[str] = ()
     wsl: bool = False
+    wsl_libcuda_links: Sequence[str] = ("libcuda.so.1", "libcuda.so")  # what the Windows driver put in /usr/lib/wsl/lib
+    wsl_linux_driver: bool = False  # a Linux NVIDIA driver installed inside WSL, found before /usr/lib/wsl/lib
     container: Optional[str] = None  # None, "docker", "podman" or "kubernetes"
     errors: Dict[str, int] = field(default_factory=dict)
     hangs: Sequence[str] = ()
