@@ -60,10 +60,13 @@ CATALOG: Dict[str, CodeInfo] = {
            "run `nvidia-modprobe` or `nvidia-smi` once as root, or add the user to the group that owns the nodes."),
         _c("uvm-not-loaded", L.KERNEL_DRIVER, E, "nvidia_uvm is not loaded (/dev/nvidia-uvm missing)",
            "CUDA needs the nvidia_uvm module and /dev/nvidia-uvm. Without it, nvidia-smi works but "
-           "every CUDA program fails at initialisation (often error 999 or 'unknown error').",
-           "nvidia is loaded but /sys/module/nvidia_uvm or /dev/nvidia-uvm is absent.",
-           "Run `sudo modprobe nvidia-uvm` (or `sudo nvidia-modprobe -u -c=0`) on the host; in a container, "
-           "fix it on the host and restart the container."),
+           "every CUDA program fails at initialisation (often error 999 or 'unknown error'). The same module left "
+           "in a bad state by suspend/resume fails the same way until it is reloaded.",
+           "nvidia is loaded but /sys/module/nvidia_uvm or /dev/nvidia-uvm is absent; in a log, CUDA's 'unknown "
+           "error' (999) at initialisation or modprobe failing on nvidia-uvm.",
+           "Run `sudo modprobe nvidia-uvm` (or `sudo nvidia-modprobe -u -c=0`) on the host, or after a suspend "
+           "`sudo rmmod nvidia_uvm && sudo modprobe nvidia_uvm`; in a container, fix it on the host and restart "
+           "the container."),
         _c("wsl-driver-misconfigured", L.KERNEL_DRIVER, E, "WSL2 GPU support is not set up correctly",
            "Under WSL2 the Windows driver provides CUDA through /dev/dxg and /usr/lib/wsl/lib. A Linux "
            "driver installed inside WSL, or a missing /usr/lib/wsl/lib, breaks it.",
