@@ -67,6 +67,7 @@ class CudaError:
     meaning: str
     fix: Tuple[str, ...]
     requires: str = ""  # a word that must also be on the line (for generic messages)
+    not_followed_by: str = ""  # a regex the message must not be followed by (another error's number)
 
     @property
     def names(self) -> str:
@@ -112,7 +113,8 @@ def _cuda_error_signature(template: Dict[str, Any], errors: List[CudaError]) -> 
     for err in errors:
         for key in (err.driver_name, err.runtime_name, err.message):
             if key:
-                alternatives.append(re.escape(key))
+                guard = "(?!%s)" % err.not_followed_by if err.not_followed_by and key == err.message else ""
+                alternatives.append(re.escape(key) + guard)
                 keywords.add(key.lower())
                 if err.requires and key == err.message:
                     requires.append((key.lower(), err.requires))
@@ -147,7 +149,7 @@ def load_catalogue() -> Catalogue:
     errors = [
         CudaError(number=e["number"], driver_name=e.get("driver_name", ""), runtime_name=e.get("runtime_name", ""),
                   message=e["message"], code=e["code"], meaning=e["meaning"], fix=tuple(e.get("fix", ())),
-                  requires=e.get("requires", ""))
+                  requires=e.get("requires", ""), not_followed_by=e.get("not_followed_by", ""))
         for e in _load("cuda_errors.toml")["error"]
     ]
     for err in errors:

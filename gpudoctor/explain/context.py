@@ -22,7 +22,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from ..codes import CATALOG, make_finding
-from ..model import Finding
+from ..model import Finding, Severity
 from .templates import render, render_all
 
 TABLE = Path(__file__).resolve().parent / "context.toml"
@@ -42,6 +42,7 @@ class ContextRule:
     requires: Dict[str, Pattern[str]] = field(default_factory=dict)  # facts that must also be there, matching
     unless: Tuple[str, ...] = ()  # facts that put the log in another context
     from_facts: bool = False  # the facts alone establish the cause: a finding is made when no line named one
+    severity: Optional[str] = None  # what the re-read finding costs, when not its code's usual severity
     source: str = ""
 
     def context(self, facts: Dict[str, Any]) -> Optional[Tuple[str, str]]:
@@ -74,7 +75,7 @@ def load_rules() -> Tuple[ContextRule, ...]:
             value=re.compile(e["value"]) if "value" in e else None,
             evidence={k: re.compile(v) for k, v in e.get("evidence", {}).items()},
             requires={k: re.compile(v) for k, v in e.get("requires", {}).items()}, unless=tuple(e.get("unless", ())),
-            from_facts=bool(e.get("from_facts", False)),
+            from_facts=bool(e.get("from_facts", False)), severity=e.get("severity"),
             source=e["source"]))
     return tuple(rules)
 
@@ -84,7 +85,7 @@ def apply_context(findings: List[Finding], facts: Dict[str, Any]) -> List[Findin
     out = list(findings)
     for rule in load_rules():
         context = rule.context(facts)
-        if context is None or any(f.code == rule.becomes and f.caused_by is None for f in out):
+        if context is None or any(f.code == rule.becomes and f.caused_by is None and not rule.covers(f) for f in out):
             continue
         covered = [i for i, f in enumerate(out) if f.caused_by is None and rule.covers(f)]
         if not covered:
@@ -103,7 +104,8 @@ def apply_context(findings: List[Finding], facts: Dict[str, Any]) -> List[Findin
             rule.becomes, render(rule.detail, values),
             evidence={**first.evidence, "context": {context[0]: context[1]}, "context_rule": rule.id,
                       "reread_from": first.code, "context_source": rule.source},
-            fix=render_all(rule.fix, values), title=render(rule.title, values) or None)
+            fix=render_all(rule.fix, values), title=render(rule.title, values) or None,
+            severity=Severity(rule.severity) if rule.severity else None)
         for i in covered[1:]:
             out[i] = replace(out[i], caused_by=rule.becomes)
         out = [replace(f, caused_by=rule.becomes) if f.caused_by == first.code else f for f in out]
