@@ -179,14 +179,18 @@ def _render(ans: Dict[str, Any]) -> None:
     elif q == "torch":
         con.print(f"[bold]PyTorch {ans['version']}[/bold]  Python {', '.join(ans['python']) or 'unknown'}  "
                   f"default (PyPI) variant: {ans['default_variant'] or 'unknown'}")
-        t = Table("variant", "CUDA", "cuDNN", "arch list", "install")
+        t = Table("variant", "CUDA", "cuDNN", "arch list")
         for v in ans["variants"]:
             t.add_row(Text(v["name"] + (" (exp.)" if v["experimental"] else "")), v["cuda"], v["cudnn"] or "?",
-                      Text(" ".join(v["arch_list"]) if v["arch_list"] else "unknown"), Text(v["command"], overflow="fold"))
+                      Text(" ".join(v["arch_list"]) if v["arch_list"] else "unknown"))
         con.print(t)
+        # commands on lines of their own, outside the table's borders, so that selecting one copies it whole
         for v in ans["variants"]:
+            con.print(f"  {v['name']}:", markup=False)
+            con.print(f"    {v['command']}", markup=False, soft_wrap=True)
+            con.print(f"    source: {v['source']}", markup=False, soft_wrap=True, style="dim")
             if v["arch_source"]:
-                con.print(f"  {v['name']} arch list: {v['arch_source']}", markup=False, soft_wrap=True)
+                con.print(f"    arch list: {v['arch_source']}", markup=False, soft_wrap=True, style="dim")
     elif q == "cuda":
         con.print(f"[bold]CUDA {ans['version']}[/bold]")
         for o in ("linux", "windows"):

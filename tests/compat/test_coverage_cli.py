@@ -33,7 +33,11 @@ def test_torch_241_lists_each_variants_arch_list_with_its_build_script():
     assert archs["cu121"][0] == ["5.0", "6.0", "7.0", "7.5", "8.0", "8.6", "9.0"]
     assert all("pytorch/builder manywheel/build_cuda.sh on branch release/2.4 at 4ce1afeb2262" in s for _, s in archs.values())
     text = compat_text("torch", "2.4.1")
-    assert "cu124 arch list: pytorch/builder manywheel/build_cuda.sh" in text
+    assert "arch list: pytorch/builder manywheel/build_cuda.sh" in text
+    lines = text.splitlines()
+    # each install command on a line of its own, outside the table's borders: selecting it copies it whole
+    command = "pip install torch==2.4.1 --index-url https://download.pytorch.org/whl/cu118"
+    assert any(line.strip() == command for line in lines)
 
 
 def test_torch_2150_answers_variant_python_and_arch_list_from_its_wheel():
