@@ -121,7 +121,10 @@ def gpu_table(facts: Facts, wide: bool = False) -> Optional[Table]:
         cuda = logical.get(gpu.index, "hidden" if restricted else "?")
         procs = "\n".join(holder_text(p, width) for p in gpu.processes)
         memory = f"{mib(gpu.memory_used).replace(' MiB', '')} / {mib(gpu.memory_total)}" if gpu.memory_total else ""
-        table.add_row(cuda, str(gpu.index), gpu.name or "?", gpu.compute_capability or "", gpu.pci_bus_id or "",
+        name = gpu.name or "?"
+        if not wide and name.startswith("NVIDIA "):  # every row says it; 80 columns need the room
+            name = name[len("NVIDIA "):]
+        table.add_row(cuda, str(gpu.index), name, gpu.compute_capability or "", gpu.pci_bus_id or "",
                       memory, procs)
     return table
 
