@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from gpudoctor.explain import explain_text, join_with_check
 from gpudoctor.explain.catalogue import load_catalogue
 from gpudoctor.explain.enrich import cuda_version_from_int, library_version_from_int
@@ -123,3 +125,23 @@ def test_join_adds_check_findings_and_driver_facts():
     joined = join_with_check(r.findings, check)
     assert joined[0].code == "driver-too-old" and "470.57.02" in joined[0].detail and "11.4" in joined[0].detail
     assert "misspelled-env-var" in [f.code for f in joined]
+
+
+@pytest.mark.parametrize("line, misspelt", [
+    ("$ export CUDA_VISIABLE_DEVICES='0,1'", "CUDA_VISIABLE_DEVICES"),
+    ('os.environ["CUDA_VISIBLE_DEIVCES"] = "1"', "CUDA_VISIBLE_DEIVCES"),
+    ("CUDA_VISIBLE=0 python tools/train.py", "CUDA_VISIBLE"),
+    ('os.environ["cuda_visible_devices"] = "1"', "cuda_visible_devices"),  # names are case-sensitive
+    ("export CUDA_VISIBLE_DEVICES=0", None),
+    ("echo $CUDA_VISIBLE_DEVICES", None),
+])
+def test_a_misspelt_cuda_visible_devices_is_named(line, misspelt):
+    found = [f for f in explain_text(line).findings if f.code == "misspelled-env-var"]
+    assert [f.evidence.get("misspelled_var") for f in found] == ([misspelt] if misspelt else [])
+    if misspelt:
+        assert found[0].severity.value == "warning" and "CUDA_VISIBLE_DEVICES" in found[0].fix[0]
+
+
+def test_illegal_instruction_names_the_cpu():
+    first = explain_text(">>> import tensorflow as tf\nIllegal instruction (core dumped)\n").findings[0]
+    assert first.code == "framework-import-failed" and "AVX" in first.detail
