@@ -260,6 +260,13 @@ CATALOG: Dict[str, CodeInfo] = {
            "For example TensorFlow >= 2.11 has no GPU support on native Windows, CUDA is not on macOS.",
            "Platform facts joined with the compat tables.",
            "Use WSL2 on Windows, or a supported platform."),
+        _c("platform-limited", L.COMPATIBILITY, I, "Some layers cannot be examined on this operating system",
+           "gpudoctor reads the hardware, driver, CUDA-library and runtime layers through Linux interfaces (/proc, "
+           "/sys, /dev, .so sonames). On native Windows and macOS it says so and reports what it can: installed "
+           "frameworks and their builds, the compatibility tables (TensorFlow >= 2.11 has no GPU build on native "
+           "Windows), and NVML's GPUs where the driver ships it.",
+           "The operating system gpudoctor runs on (platform.system()).",
+           "Run gpudoctor where the frameworks run on Linux (WSL 2, a container, a Linux machine) for the full check."),
         _c("no-matching-build", L.COMPATIBILITY, E, "The installer found no build for this Python, OS or CPU",
            "pip's 'Could not find a version that satisfies the requirement ... (from versions: none)' / "
            "'No matching distribution found', or a conda solver conflict: no release of the package has a "

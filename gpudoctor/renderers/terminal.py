@@ -15,6 +15,7 @@ from ..causes import tally_text
 from ..facts import Facts
 from ..gpus.holders import holder_text
 from ..model import Finding, Layer, Severity
+from ..rules.platform_limits import OS_NAMES, not_examined
 from ..rules.situation import cuda_version_text, mib
 from .fix_steps import split_step
 from .paths import shorten_path
@@ -42,8 +43,13 @@ def verdict_line(verdict: str, findings: List[Finding]) -> Text:
 def layer_statuses(findings: List[Finding]) -> Dict[Layer, str]:
     """Each layer's worst severity ("error", "warning"), "ok", or "—" for a driver layer with no GPU."""
     no_gpu = any(f.code == "no-nvidia-gpu" for f in findings)
+    # layers this OS does not let gpudoctor read (platform-limited) are not healthy, just unseen
+    unseen = {v for f in findings if f.code == "platform-limited" for v in f.evidence.get("not_examined", [])}
     out: Dict[Layer, str] = {}
     for layer in CHECK_LAYERS:
+        if layer.value in unseen:
+            out[layer] = "—"
+            continue
         in_layer = [f for f in findings if f.layer == layer]
         worst = min((f.severity for f in in_layer), key=lambda s: s.rank, default=None)
         if worst in (None, Severity.INFO):
@@ -100,6 +106,8 @@ def summarize_layers(facts: Facts) -> Dict[Layer, str]:
         out[Layer.RUNTIME_TEST] = "skipped: no NVIDIA driver library (libcuda.so.1) to run it with"
     else:
         out[Layer.RUNTIME_TEST] = f"skipped: {rt.skipped_reason}" if rt.skipped_reason else "skipped"
+    for layer in not_examined(facts):
+        out[layer] = f"not examined on {OS_NAMES[facts.system.os]}"
     return out
 
 

@@ -10,10 +10,11 @@ from . import companions, containers, torch_libraries
 from . import (compatibility, framework_builds, framework_libraries, frameworks, hardware, kernel_driver, libraries,
                runtime_test, userspace_driver, visibility)
 from . import memory, toolchain
-from . import table_coverage
+from . import platform_limits, table_coverage
 from .base import Prior, Rule
 
 RULES: List[Rule] = [
+    *platform_limits.RULES,
     *hardware.RULES,
     *containers.RULES,
     *kernel_driver.RULES,
@@ -40,4 +41,4 @@ def diagnose(facts: Facts, rules: Optional[List[Rule]] = None) -> List[Finding]:
         for finding in rule(facts, prior):
             findings.append(finding)
             prior.add(finding)
-    return findings
+    return platform_limits.keep_examined(facts, findings)
