@@ -48,7 +48,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             return _internal_error(exc, argv)
         print(f"gpudoctor: the Python package '{package}' that gpudoctor needs is not installed for "
               f"{sys.executable}.\nInstall gpudoctor with its dependencies into this Python: "
-              f"`{sys.executable} -m pip install gpudoctor` (or `-m pip install .` in gpudoctor's source folder).",
+              f"`{sys.executable} -m pip install .` in gpudoctor's source folder (its dependencies come with it).",
               file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -35,7 +35,7 @@ def register(subparsers: Any) -> None:
     ray = engines.add_parser("ray", allow_abbrev=False, help="one check per alive Ray node",
                              description="Run `gpudoctor check --json` on every alive node of a Ray cluster "
                              "(a task pinned to each node, no CPU reserved) and compare the nodes. Needs "
-                             "`pip install \"gpudoctor[ray]\"`.")
+                             "`pip install ray` (the optional extra `.[ray]` in gpudoctor's source folder).")
     ray.add_argument("--address", metavar="ADDR", default="auto",
                      help="the Ray cluster to join (default: auto, the one this machine belongs to)")
     reports = engines.add_parser("reports", allow_abbrev=False, help="compare saved check --json files",

@@ -1,6 +1,6 @@
 """`fleet ray`: one task per alive Ray node, pinned to it (hard node affinity, no CPU reserved, so
 it runs even on a cluster busy with training), each running `gpudoctor check --json` in a
-subprocess there. Ray is an optional extra: `pip install "gpudoctor[ray]"`."""
+subprocess there. Ray is an optional extra: `pip install ray` (or `pip install ".[ray]"` in gpudoctor's source folder)."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def _connect(address: str) -> Any:
         import ray
     except ImportError:
         raise RayUsageError(f"Ray is not installed for {sys.executable}; install it with "
-                            f"`{sys.executable} -m pip install \"gpudoctor[ray]\"`") from None
+                            f"`{sys.executable} -m pip install ray`") from None
     why = _unreachable(address)
     if why:
         raise RayUsageError(f"cannot join the Ray cluster at {address}: {why}")

@@ -146,7 +146,7 @@ def test_fleet_ray_without_ray_says_how_to_get_it(tmp_path: Path):
     proc = subprocess.run(gpudoctor_command() + ["fleet", "ray"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True, timeout=60, env=env)
     assert proc.returncode == 2
-    assert 'pip install "gpudoctor[ray]"' in proc.stderr
+    assert 'pip install ray' in proc.stderr  # a package that exists (gpudoctor itself is installed from source)
 
 
 @pytest.mark.parametrize("names, text", [
