@@ -39,6 +39,8 @@ def diagnose(facts: Facts, rules: Optional[List[Rule]] = None) -> List[Finding]:
     findings: List[Finding] = []
     for rule in rules if rules is not None else RULES:
         for finding in rule(facts, prior):
+            if not platform_limits.examined(facts, finding):
+                continue  # never a cause either: later rules must not point caused_by at it
             findings.append(finding)
             prior.add(finding)
-    return platform_limits.keep_examined(facts, findings)
+    return findings

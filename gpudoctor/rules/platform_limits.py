@@ -9,7 +9,7 @@ their builds, the compatibility tables and NVML where the driver ships it.
 
 from __future__ import annotations
 
-from typing import FrozenSet, Iterable, List
+from typing import FrozenSet, Iterable
 
 from ..codes import make_finding
 from ..facts import Facts
@@ -31,10 +31,9 @@ def not_examined(facts: Facts) -> FrozenSet[Layer]:
     return frozenset() if examined_the_linux_way(facts) else LINUX_ONLY_LAYERS
 
 
-def keep_examined(facts: Facts, findings: List[Finding]) -> List[Finding]:
-    """Drop what the Linux-only rules said about an OS they cannot read (their silence is not health)."""
-    skip = not_examined(facts)
-    return [f for f in findings if f.layer not in skip or f.code == "platform-limited"]
+def examined(facts: Facts, finding: Finding) -> bool:
+    """False for what a Linux-only rule says about an OS it cannot read (absence there is not a fault)."""
+    return finding.code == "platform-limited" or finding.layer not in not_examined(facts)
 
 
 def platform_limited(facts: Facts, prior: Prior) -> Iterable[Finding]:

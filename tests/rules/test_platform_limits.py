@@ -73,3 +73,10 @@ def test_the_whole_check_runs_on_a_faked_windows(monkeypatch, tmp_path):
     codes = [f.code for f in report.findings]
     assert "platform-limited" in codes and "driver-not-loaded" not in codes
     assert report.to_json()["facts"]["system"]["os"] == "Windows"
+
+
+def test_no_finding_points_at_a_layer_that_was_not_examined():
+    findings = diagnose(windows_machine_with_tensorflow_215())
+    codes = {f.code for f in findings}
+    assert all(f.caused_by is None or f.caused_by in codes for f in findings), \
+        [(f.code, f.caused_by) for f in findings]
