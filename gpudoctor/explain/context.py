@@ -80,6 +80,14 @@ def load_rules() -> Tuple[ContextRule, ...]:
     return tuple(rules)
 
 
+def _finding(rule: ContextRule, values: Dict[str, Any], evidence: Dict[str, Any]) -> Finding:
+    """The finding a rule makes: its code, its templates over the log's facts, its severity."""
+    return make_finding(rule.becomes, render(rule.detail, values), fix=render_all(rule.fix, values),
+                        title=render(rule.title, values) or None, evidence={**evidence, "context_rule": rule.id,
+                                                                             "context_source": rule.source},
+                        severity=Severity(rule.severity) if rule.severity else None)
+
+
 def apply_context(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
     """The first finding a rule covers becomes the rule's cause; the others it covers name it."""
     out = list(findings)
@@ -87,25 +95,17 @@ def apply_context(findings: List[Finding], facts: Dict[str, Any]) -> List[Findin
         context = rule.context(facts)
         if context is None or any(f.code == rule.becomes and f.caused_by is None and not rule.covers(f) for f in out):
             continue
+        seen = {"context": {context[0]: context[1]}}
         covered = [i for i, f in enumerate(out) if f.caused_by is None and rule.covers(f)]
         if not covered:
-            if rule.from_facts:
-                values = {**facts, "original": "no error line names it"}
-                out.insert(0, make_finding(
-                    rule.becomes, render(rule.detail, values), fix=render_all(rule.fix, values),
-                    title=render(rule.title, values) or None,
-                    evidence={"context": {context[0]: context[1]}, "context_rule": rule.id,
-                              "context_source": rule.source, **{k: str(facts[k]) for k in rule.requires}}))
+            if rule.from_facts:  # no line names the cause: the facts themselves are the evidence
+                out.insert(0, _finding(rule, {**facts, "original": "no error line names it"},
+                                       {**seen, **{k: str(facts[k]) for k in rule.requires}}))
             continue
         first = out[covered[0]]
         values = {**facts, **{k: v for k, v in first.evidence.items() if isinstance(v, (str, int))},
                   "original": first.title}
-        out[covered[0]] = make_finding(
-            rule.becomes, render(rule.detail, values),
-            evidence={**first.evidence, "context": {context[0]: context[1]}, "context_rule": rule.id,
-                      "reread_from": first.code, "context_source": rule.source},
-            fix=render_all(rule.fix, values), title=render(rule.title, values) or None,
-            severity=Severity(rule.severity) if rule.severity else None)
+        out[covered[0]] = _finding(rule, values, {**first.evidence, **seen, "reread_from": first.code})
         for i in covered[1:]:
             out[i] = replace(out[i], caused_by=rule.becomes)
         out = [replace(f, caused_by=rule.becomes) if f.caused_by == first.code else f for f in out]
