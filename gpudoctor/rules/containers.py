@@ -14,7 +14,7 @@ from ..codes import make_finding
 from ..facts import Facts
 from ..model import Finding
 from .base import Prior
-from .situation import gpu_on_bus, in_container, kernel_module_loaded
+from .situation import gpu_device_nodes, gpu_on_bus, in_container, kernel_module_loaded
 
 # NVIDIA_VISIBLE_DEVICES values with which the container toolkit mounts no GPU (its documentation:
 # "void or empty or unset: the runtime acts like runc"; "none: no GPU, but the driver capabilities").
@@ -55,7 +55,7 @@ def runtime_fix(runtime: Optional[str]) -> List[str]:
 def _symptoms(facts: Facts) -> List[str]:
     nodes = {n.path: n for n in facts.driver.kernel.device_nodes}
     out = []
-    if not any(n.exists for p, n in nodes.items() if p[len("/dev/nvidia"):].isdigit()):
+    if not any(n.exists for n in gpu_device_nodes(facts)):
         out.append("no /dev/nvidiaN device node")
     if not (nodes.get("/dev/nvidiactl") and nodes["/dev/nvidiactl"].exists):
         out.append("no /dev/nvidiactl")

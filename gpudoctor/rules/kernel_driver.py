@@ -8,7 +8,7 @@ from ..codes import make_finding
 from ..facts import Facts
 from ..model import Finding
 from .base import Prior
-from .situation import cuda_version_text, gpu_on_bus, host_driver_fix, in_container, kernel_module_loaded
+from .situation import cuda_version_text, gpu_device_nodes, gpu_on_bus, host_driver_fix, in_container, kernel_module_loaded
 
 
 def driver_not_loaded(facts: Facts, prior: Prior) -> Iterable[Finding]:
@@ -60,7 +60,7 @@ def device_nodes_missing(facts: Facts, prior: Prior) -> Iterable[Finding]:
     if not kernel_module_loaded(facts) or facts.system.wsl or prior.has("container-no-gpu-access"):
         return
     nodes = {n.path: n for n in facts.driver.kernel.device_nodes}
-    gpu_nodes = [n for p, n in nodes.items() if p[len("/dev/nvidia"):].isdigit()]
+    gpu_nodes = gpu_device_nodes(facts)
     ctl = nodes.get("/dev/nvidiactl")
     problems = []
     if ctl is None or not ctl.exists:

@@ -9,7 +9,7 @@ import re
 from typing import List, Optional
 
 from ..facts import Facts
-from ..facts.driver import NvmlGpu
+from ..facts.driver import DeviceNode, NvmlGpu
 from ..units import MIB, mib  # noqa: F401  (re-exported for the rule modules)
 from ..versions import cuda_version_text  # noqa: F401  (re-exported for the rule modules)
 
@@ -34,6 +34,11 @@ def any_gpu(facts: Facts) -> bool:
 def kernel_module_loaded(facts: Facts) -> bool:
     k = facts.driver.kernel
     return k.version is not None or bool(k.modules.get("nvidia"))
+
+
+def gpu_device_nodes(facts: Facts) -> List[DeviceNode]:
+    """/dev/nvidia0, /dev/nvidia1, ...: one per GPU (not nvidiactl, nvidia-uvm, nvidia-modeset)."""
+    return [n for n in facts.driver.kernel.device_nodes if n.path[len("/dev/nvidia"):].isdigit()]
 
 
 def in_container(facts: Facts) -> bool:
