@@ -18,7 +18,8 @@ from .catalogue import load_catalogue
 from .engine import Diagnosis, Explainer, Note, rank
 from .join import join_with_check
 from .grep_filter import GREP_CHUNK_BYTES, grep_command, iter_candidate_lines_grep
-from .reader import CHUNK_BYTES, SourceStats, iter_candidate_lines
+from .reader import CHUNK_BYTES, HeadAndTail, SourceStats, iter_candidate_lines
+from .similar import Memory, likely_cause, names_a_problem
 
 __all__ = ["ExplainResult", "explain_stream", "explain_text", "join_with_check", "rank"]
 
@@ -50,19 +51,26 @@ class ExplainResult:
 
 
 def explain_stream(stream: BinaryIO, name: str = "-", chunk_bytes: Optional[int] = None,
-                   use_grep: Optional[bool] = None) -> ExplainResult:
+                   use_grep: Optional[bool] = None, memory: Optional[Memory] = None) -> ExplainResult:
     """Read a binary stream to its end and diagnose it. Memory stays flat whatever its size.
 
     The candidate lines come from the system's grep where one works (use_grep=None), else from
-    the pure-Python scanner; both give the same lines."""
+    the pure-Python scanner; both give the same lines. `memory` replaces the known reports that the
+    last resort searches (similar.py)."""
     explainer = Explainer(load_catalogue())
     stats = SourceStats()
     scan = iter_candidate_lines_grep if (grep_command() if use_grep is None else use_grep) else iter_candidate_lines
     chunk = chunk_bytes or (GREP_CHUNK_BYTES if scan is iter_candidate_lines_grep else CHUNK_BYTES)
-    for lineno, line, keywords in scan(stream, explainer.keywords, stats, chunk, explainer.saturable):
+    sample = HeadAndTail(stream)
+    for lineno, line, keywords in scan(sample, explainer.keywords, stats, chunk, explainer.saturable):
         explainer.feed(lineno, line, keywords)
     diagnosis: Diagnosis = explainer.diagnose()
-    return ExplainResult(diagnosis.findings, diagnosis.facts, diagnosis.notes, stats, name)
+    findings = diagnosis.findings
+    if not any(names_a_problem(f) for f in findings):  # no line named a cause: the last resort
+        guess = likely_cause(sample.text(), explainer.reads, memory)
+        if guess is not None:
+            findings = rank([guess, *findings])
+    return ExplainResult(findings, diagnosis.facts, diagnosis.notes, stats, name)
 
 
 def explain_text(text: str, name: str = "-") -> ExplainResult:

@@ -110,6 +110,12 @@ class Explainer:
             if found:
                 self.feed(first_lineno + i, line, found)
 
+    def reads(self, line: str) -> bool:
+        """Whether a signature reads this line as a problem or as a harmless message (a fact alone is not a reading)."""
+        probe = Explainer(self.cat)
+        probe.feed_text(line)
+        return bool(probe.hits or probe.notes)
+
     def _match(self, sig: Signature, groups: Dict[str, Optional[str]], lineno: int, line: str) -> None:
         values: Dict[str, Any] = {k: v.strip() for k, v in groups.items() if v}
         if sig.kind == "fact":

@@ -23,7 +23,8 @@ from typing import BinaryIO, Dict, Iterable, Iterator, List, Tuple
 
 CHUNK_BYTES = 1 << 20  # 1 MiB of input at a time
 MAX_LINE_CHARS = 4096  # a longer line is cut around the keyword that selected it
-MAX_CARRY_CHARS = 1 << 16  # an unterminated line longer than this is flushed early
+MAX_CARRY_CHARS = 1 << 16
+SAMPLE_BYTES = 1 << 18  # head and tail of a log kept for the steps that read it whole  # an unterminated line longer than this is flushed early
 SATURATION_LINES = 50  # lines of one harmless keyword examined before it is searched no more
 
 # CSI sequences (colours, cursor moves), OSC sequences (window titles, hyperlinks), and
@@ -68,6 +69,47 @@ class SourceStats:
 def clean_text(text: str) -> str:
     """Normalise line ends and strip ANSI codes (for small texts and tests)."""
     return ANSI_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+class HeadAndTail:
+    """A stream that keeps its first and last bytes while the scanner reads it, for the steps that
+    need the log's text as a whole (similar.py). Chunks are kept by reference, never joined while
+    reading, so a gigabyte costs nothing more than the two samples."""
+
+    def __init__(self, stream: BinaryIO, head_bytes: int = SAMPLE_BYTES, tail_bytes: int = SAMPLE_BYTES) -> None:
+        self.stream, self.head_bytes, self.tail_bytes = stream, head_bytes, tail_bytes
+        self.head: List[bytes] = []
+        self.kept = 0  # bytes in head
+        self.recent: List[bytes] = []  # the last chunks, enough of them to cover tail_bytes
+        self.recent_bytes = 0
+        self.total = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        if not data:
+            return data
+        self.total += len(data)
+        if self.kept < self.head_bytes:
+            part = data[:self.head_bytes - self.kept]
+            self.head.append(part)
+            self.kept += len(part)
+            data_tail = data[len(part):]
+        else:
+            data_tail = data
+        if data_tail:
+            self.recent.append(data_tail)
+            self.recent_bytes += len(data_tail)
+            while len(self.recent) > 1 and self.recent_bytes - len(self.recent[0]) >= self.tail_bytes:
+                self.recent_bytes -= len(self.recent.pop(0))
+        return data
+
+    def text(self) -> str:
+        """The first and last bytes read, decoded as the scanner decodes, ANSI codes removed."""
+        head = b"".join(self.head)
+        tail = b"".join(self.recent)[-self.tail_bytes:]
+        skipped = self.total - len(head) - len(tail)
+        joined = head + (b"\n" if skipped and tail else b"") + tail
+        return clean_text(joined.decode("utf-8", errors="replace"))
 
 
 def _cap(line: str, hit: int) -> Tuple[str, bool]:
