@@ -17,6 +17,7 @@ from .catalogue import Catalogue, Signature, load_catalogue
 from .context import apply_context
 from .cuda_causes import and_cuda_hint, library_install_steps, merge_missing_libraries
 from .enrich import ENRICHERS
+from .install_causes import reread_pip_failures
 from .templates import first, render, render_all
 
 MAX_FINDINGS = 200  # distinct (code, subject) pairs kept; a log cannot make memory grow
@@ -178,6 +179,7 @@ class Explainer:
         findings = [self._finding(h) for h in hits]
         findings = _link_causes(findings, hits)
         findings = merge_missing_libraries(findings, self.facts)
+        findings = reread_pip_failures(findings, self.facts)
         findings = apply_context(findings, self.facts)
         return Diagnosis(findings=rank(findings), facts=dict(self.facts),
                          notes=sorted(self.notes.values(), key=lambda n: n.first_line))

@@ -8,6 +8,7 @@ the match, e.g. a library gpudoctor knows nothing about).
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Dict, Optional
 
 from .catalogue import Catalogue
@@ -122,6 +123,37 @@ def sm(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
     return {"cc": f"{raw[:-1]}.{raw[-1]}"}
 
 
+_SIZE = r"([\d.]+) ([KMGT])i?B"
+# The numbers of PyTorch's caching-allocator OOM message, in its old and its new (>= 2.1) wording
+# (which first printed "total capacty").
+_OOM_TOTAL = (re.compile(_SIZE + r" total capacity"), re.compile(r"total capac\w*ty of " + _SIZE))
+_OOM_FREE = (re.compile(_SIZE + r" free"), re.compile(r"of which " + _SIZE + r" is free"))
+_OOM_OWN = (re.compile(_SIZE + r" reserved in total by PyTorch"), re.compile(r"this process has " + _SIZE + r" memory in use"))
+_UNITS = {"K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0 * 1024}
+
+
+def _mib(patterns, line: str) -> Optional[float]:
+    for pattern in patterns:
+        m = pattern.search(line)
+        if m:
+            return float(m.group(1)) * _UNITS[m.group(2)]
+    return None
+
+
+def torch_oom(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
+    """PyTorch's OOM message says how much the GPU has, how much is free and how much this process
+    holds. When most of the GPU is neither free nor this process's, another process holds it: the
+    program did not outgrow the GPU. `arg` is "elsewhere" (keep the match only then) or "own"."""
+    total, free, own = _mib(_OOM_TOTAL, line), _mib(_OOM_FREE, line), _mib(_OOM_OWN, line)
+    elsewhere = total - free - own if None not in (total, free, own) else None
+    held_elsewhere = elsewhere is not None and elsewhere >= max(1024.0, 0.5 * total)
+    if arg == "elsewhere":
+        if not held_elsewhere:
+            return None
+        return {"total_mib": f"{total:.0f}", "elsewhere_mib": f"{elsewhere:.0f}", "own_mib": f"{own:.0f}"}
+    return None if held_elsewhere else {}
+
+
 ENRICHERS: Dict[str, Callable[[Catalogue, Values, str, str], Optional[Values]]] = {
     "soname": soname,
     "cuda_error": cuda_error,
@@ -130,4 +162,5 @@ ENRICHERS: Dict[str, Callable[[Catalogue, Values, str, str], Optional[Values]]] 
     "cudnn_wheel": cudnn_wheel,
     "jax_version": jax_version,
     "sm": sm,
+    "torch_oom": torch_oom,
 }

@@ -22,8 +22,9 @@ def codes(text):
 def test_every_rule_is_sourced_and_names_catalogued_codes():
     rules = load_rules()
     assert {r.becomes for r in rules} == {"wsl-driver-misconfigured", "container-no-gpu-access", "no-visible-gpu",
-                                          "cuda-init-failed", "platform-unsupported"}
-    assert all(r.source.startswith(("https://docs.nvidia.com/", "https://www.tensorflow.org/")) for r in rules)
+                                          "cuda-init-failed", "platform-unsupported", "no-matching-build"}
+    assert all(r.source.startswith(("https://docs.nvidia.com/", "https://www.tensorflow.org/", "https://pytorch.org/"))
+               for r in rules)
 
 
 def test_a_driver_failure_in_a_wsl_log_is_the_wsl_setup():
@@ -114,3 +115,14 @@ def test_torch_warning_on_a_cpu_machine_is_not_an_error():
            "NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx\n")
     findings = explain_text(log).findings
     assert [f.severity.value for f in findings] == ["info"]
+
+
+def test_conda_without_a_cuda_package_for_this_platform():
+    log = ("conda install pytorch==2.2.2 pytorch-cuda=12.1 -c pytorch -c nvidia\n"
+           "PackagesNotFoundError: The following packages are not available from current channels:\n\n"
+           "  - pytorch-cuda=12.1*\n")
+    findings = explain_text(log).findings
+    assert findings[0].code == "no-matching-build" and "pytorch-cuda=12.1*" in findings[0].title
+    assert any("MPS" in step for step in findings[0].fix)
+    # the same list item in an environment file, without conda's error, is nothing
+    assert not explain_text("dependencies:\n  - pytorch-cuda=12.1\n").findings

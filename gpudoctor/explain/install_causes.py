@@ -1,0 +1,129 @@
+"""Why pip found no build: the Python, when the log and the tables can show it.
+
+pip's "Could not find a version that satisfies the requirement torch==2.1.2 (from versions: 2.2.0,
+2.2.1, ...)" is matched as no-matching-build. Two things in the same log often say more:
+- the versions pip saw: when the index has releases of the package for this interpreter, only
+  none of the one asked for, that release has no wheel for this Python. All offered releases
+  newer than the one asked for means the Python is too new for it; all older, too old;
+- the Python version the log prints, checked against the compat tables' Python list of the
+  release asked for (or of every release, when none was named).
+- "(from versions: none)" for a package the tables do not cover, with the Python stated in the log
+  (and not a 32-bit Python or another OS): no file fits the interpreter, and its version is what
+  the maintainers of such packages name first.
+Any of them makes the finding python-unsupported, with the Pythons that do have builds where the tables
+know them. A mixed list (releases on both sides of the one asked for) stays no-matching-build: an
+index without that one file says nothing about the Python.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any, Dict, List, Optional, Tuple
+
+from packaging.version import InvalidVersion, Version
+
+from ..codes import make_finding
+from ..compat.loader import tables
+from ..compat.queries import tensorflow_release, torch_release
+from ..compat.versions import major_minor
+from ..model import Finding
+
+SIGNATURE = "pip-no-matching-framework"
+# Packages long published for Linux (and macOS) only: on Windows "from versions: none" is the OS.
+LINUX_FIRST = ("jax", "vllm", "triton", "deepspeed", "flash-attn", "flash_attn")
+PINNED_RE = re.compile(r"^===?\s*(?P<version>\d+(?:\.\d+)*)")
+
+
+def _version(text: str) -> Optional[Version]:
+    try:
+        return Version(text.strip().split("+", 1)[0])
+    except InvalidVersion:
+        return None
+
+
+def _pythons_of(pkg: str, version: Optional[str]) -> Optional[Tuple[str, ...]]:
+    """The Pythons the tables list for a release (or for every release when version is None)."""
+    base = pkg.replace("_", "-")
+    if base == "torch":
+        if version:
+            rel = torch_release(version)
+            return rel.python if rel and rel.python else None
+        return tuple(sorted({p for r in tables().torch for p in r.python}))
+    if base in ("tensorflow", "tensorflow-gpu", "tensorflow-cpu"):
+        if version:
+            rel = tensorflow_release(version)
+            return rel.python if rel and rel.python else None
+        return tuple(sorted({p for r in tables().tf_tested for p in r.python}))
+    return None
+
+
+def _span(pythons: Tuple[str, ...]) -> str:
+    ordered = sorted(pythons, key=lambda p: tuple(int(x) for x in p.split(".")))
+    return ordered[0] if len(ordered) == 1 else f"{ordered[0]} to {ordered[-1]}"
+
+
+def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: Optional[str],
+            other_platform: bool = False) -> Optional[Dict[str, str]]:
+    if python:
+        pythons = _pythons_of(pkg, requested)
+        if pythons and major_minor(python) not in pythons:
+            what = f"{pkg} {requested}" if requested else f"any {pkg} release in gpudoctor's tables"
+            return {"why": f"{what} has wheels for Python {_span(pythons)} only, and this is Python {python}",
+                    "pythons": _span(pythons)}
+    wanted = _version(requested) if requested else None
+    if not offered and python and _pythons_of(pkg, requested) is None and not other_platform:
+        # "(from versions: none)": no file fits this interpreter at all. The log states the Python
+        # (and no 32-bit Python or other OS): the Python's version is what the release lacks.
+        return {"why": f"pip saw no {pkg} file at all for this interpreter (from versions: none), and the log shows "
+                       f"Python {python}: {pkg} publishes wheels only for a list of Python versions, and this one is "
+                       f"not on it", "pythons": ""}
+    if wanted is None or not offered or wanted in offered:
+        return None
+    pythons = _pythons_of(pkg, requested)
+    known = f" ({pkg} {requested} has wheels for Python {_span(pythons)})" if pythons else ""
+    if all(v > wanted for v in offered):
+        return {"why": f"the index has only newer {pkg} releases for this Python, none of {requested}: this Python "
+                       f"is newer than {requested} supports{known}", "pythons": _span(pythons) if pythons else ""}
+    if all(v < wanted for v in offered):
+        return {"why": f"the index has only older {pkg} releases for this Python, none of {requested}: this Python "
+                       f"is older than {requested} supports{known}", "pythons": _span(pythons) if pythons else ""}
+    return None
+
+
+def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
+    """no-matching-build from pip, re-read as python-unsupported where the log shows the Python is why."""
+    out = []
+    for f in findings:
+        if f.code != "no-matching-build" or f.evidence.get("signature") != SIGNATURE:
+            out.append(f)
+            continue
+        pkg = str(f.evidence.get("pkg", ""))
+        pinned = PINNED_RE.match(str(f.evidence.get("spec", "")))
+        requested = pinned.group("version") if pinned else None
+        offered = [v for v in (_version(x) for x in str(f.evidence.get("versions", "")).split(",") if x.strip())
+                   if v is not None]
+        if pkg == "torch":  # torch 0.1.2 is the old placeholder sdist every platform without wheels sees
+            offered = [v for v in offered if v >= Version("1.0")]
+        python = facts.get("python_version")
+        if facts.get("python_bits"):  # a 32-bit Python gets no framework wheel at all: no-matching-build says so
+            out.append(f)
+            continue
+        other_platform = (str(facts.get("conda_platform", "")).startswith("osx") or "macos" in pkg
+                          or ("windows_platform" in facts and pkg.startswith(LINUX_FIRST)))
+        reason = _reason(pkg, requested, offered, str(python) if python else None, other_platform)
+        if reason is None:
+            out.append(f)
+            continue
+        target = f"Python {reason['pythons']}" if reason["pythons"] else "a Python the release supports"
+        wanted = f"{pkg}=={requested}" if requested else pkg
+        fix = [f"Create an environment with {target} and install {wanted} there, e.g. `conda create -n gpu python=3.X` "
+               f"or `uv venv --python 3.X` with a 3.X from that list.",
+               f"Or keep this Python and ask for a {pkg} release that supports it (the versions pip saw are the ones "
+               f"with a wheel for it).",
+               "Check which Python pip runs for: `python -m pip --version`."]
+        detail = f"pip found no {wanted} for this interpreter: {reason['why']}."
+        out.append(replace(make_finding("python-unsupported", detail, evidence={**f.evidence, "reread_from": f.code},
+                                        fix=fix, title=f"{wanted} has no wheel for this Python"),
+                           caused_by=f.caused_by))
+    return out

@@ -1,0 +1,109 @@
+"""What explain reads from the numbers and versions in a log, not only from its wording: pip's
+version lists against the Python, TensorFlow's driver diagnostics, PyTorch's OOM arithmetic."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpudoctor.explain import explain_text
+from gpudoctor.model import Severity
+
+NOT_FOUND = ("ERROR: Could not find a version that satisfies the requirement {req} (from versions: {versions})\n"
+             "ERROR: No matching distribution found for {req}\n")
+
+
+def first(text: str):
+    findings = explain_text(text).findings
+    assert findings, text
+    return findings[0]
+
+
+def test_a_python_too_new_for_the_pinned_torch_is_named_with_the_pythons_that_have_wheels():
+    log = ("Python 3.12.6 (tags/v3.12.6:a4a2d2b, Sep  6 2024, 20:11:23) [MSC v.1940 64 bit (AMD64)]\n"
+           + NOT_FOUND.format(req="torch==2.1.2", versions="2.2.0, 2.2.0+cu121, 2.3.1, 2.4.1+cu121"))
+    f = first(log)
+    assert f.code == "python-unsupported" and f.severity == Severity.ERROR
+    assert "3.8 to 3.11" in f.detail and "3.12.6" in f.detail
+    assert any("torch==2.1.2" in step for step in f.fix)
+
+
+def test_only_older_releases_offered_means_the_python_is_too_old_even_without_its_version():
+    f = first(NOT_FOUND.format(req="torch==2.5.1", versions="2.4.0+cu124, 2.4.1+cu124"))
+    assert f.code == "python-unsupported" and "older than 2.5.1 supports" in f.detail
+
+
+@pytest.mark.parametrize("log", [
+    NOT_FOUND.format(req="torch==2.3.0", versions="2.2.0, 2.4.0"),  # a gap in one index says nothing of the Python
+    "Python version: 3.7 (32-bit runtime)\n" + NOT_FOUND.format(req="torch==1.5.1", versions="none"),
+    NOT_FOUND.format(req="torch===1.4.0", versions="0.1.2, 0.1.2.post1, 0.1.2.post2"),  # the old placeholder sdist
+    NOT_FOUND.format(req="paddlepaddle-gpu==2.5.1", versions="none"),  # no Python in the log
+    "Python 3.6.8 |Anaconda, Inc.| (default, Feb 21 2019, 18:30:04) [MSC v.1916 64 bit (AMD64)] on win32\n"
+    + NOT_FOUND.format(req="jaxlib", versions=""),  # jaxlib had no Windows wheels: the OS, not the Python
+])
+def test_no_python_verdict_where_the_log_does_not_show_it(log):
+    assert first(log).code == "no-matching-build"
+
+
+def test_from_versions_none_with_the_python_stated_names_the_python():
+    log = NOT_FOUND.format(req="paddlepaddle-gpu==2.5.1.post120", versions="none") + "\nPython: 3.12\n"
+    f = first(log)
+    assert f.code == "python-unsupported" and "Python 3.12" in f.detail
+
+
+def test_a_python_the_tables_list_for_that_torch_is_not_blamed():
+    log = "Python 3.10.6\n" + NOT_FOUND.format(req="torch==2.1.2", versions="none")
+    assert first(log).code == "no-matching-build"
+
+
+def test_tensorflow_kernel_and_dso_versions_differ():
+    log = ("E tensorflow/stream_executor/cuda/cuda_driver.cc:406] failed call to cuInit: CUDA_ERROR_NO_DEVICE\n"
+           "E tensorflow/stream_executor/cuda/cuda_diagnostics.cc:303] kernel version 384.130.0 does not match DSO "
+           "version 375.66.0 -- cannot find working devices in this configuration\n")
+    findings = explain_text(log).findings
+    assert findings[0].code == "nvml-driver-mismatch"
+    assert "375.66.0" in findings[0].title and "384.130.0" in findings[0].title
+    assert all(f.caused_by == "nvml-driver-mismatch" for f in findings[1:])
+
+
+def test_an_oom_where_most_memory_is_held_outside_the_process_is_the_environment():
+    old = ("RuntimeError: CUDA out of memory. Tried to allocate 60.00 MiB (GPU 0; 11.17 GiB total capacity; "
+           "505.96 MiB already allocated; 12.50 MiB free; 530.00 MiB reserved in total by PyTorch)")
+    new = ("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 32.00 MiB. GPU 0 has a total capacty "
+           "of 23.65 GiB of which 41.56 MiB is free. Process 4242 has 20.10 GiB memory in use. Including non-PyTorch "
+           "memory, this process has 3.44 GiB memory in use.")
+    for log in (old, new):
+        f = first(log)
+        assert f.code == "gpu-memory-full" and f.severity == Severity.ERROR
+        assert "held outside this process" in f.detail
+
+
+def test_an_oom_of_the_program_itself_stays_a_program_problem():
+    log = ("RuntimeError: CUDA out of memory. Tried to allocate 752.00 MiB (GPU 0; 14.76 GiB total capacity; "
+           "9.84 GiB already allocated; 53.94 MiB free; 10.03 GiB reserved in total by PyTorch)")
+    findings = explain_text(log).findings
+    assert [f.code for f in findings] == ["not-environment"]
+
+
+def test_onnxruntime_with_cpu_providers_only():
+    assert first("Available providers: ['AzureExecutionProvider', 'CPUExecutionProvider']").code == "cpu-only-build"
+    wrapped = ("UserWarning: Specified provider 'CUDAExecutionProvider' is not in available provider\n"
+               "names.Available providers: 'AzureExecutionProvider, CPUExecutionProvider'\n")
+    assert first(wrapped).code == "conflicting-packages"
+
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: mat1 and mat2 shapes cannot be multiplied (1x2 and 6x64)",
+    "RuntimeError: shape '[-1, 400]' is invalid for input of size 3200",
+    "RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1",
+    "RuntimeError: Given groups=1, weight of size [64, 3, 7, 7], expected input[1, 4, 224, 224] to have 3 channels",
+    "RuntimeError: expected scalar type Float but found Double",
+])
+def test_shape_and_type_errors_are_program_bugs(line):
+    findings = explain_text(line).findings
+    assert [f.code for f in findings] == ["not-environment"]
+
+
+def test_a_cpu_torch_requested_on_purpose_does_not_hide_the_companion_that_breaks():
+    log = ("pip install torch==2.7.0+cpu torchvision==0.22.0\n"
+           "RuntimeError: operator torchvision::nms does not exist\n")
+    assert first(log).code == "conflicting-packages"
