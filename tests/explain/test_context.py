@@ -22,7 +22,8 @@ def codes(text):
 def test_every_rule_is_sourced_and_names_catalogued_codes():
     rules = load_rules()
     assert {r.becomes for r in rules} == {"wsl-driver-misconfigured", "container-no-gpu-access", "no-visible-gpu",
-                                          "cuda-init-failed", "platform-unsupported", "no-matching-build"}
+                                          "cuda-init-failed", "platform-unsupported", "no-matching-build",
+                                          "gpu-memory-preallocated"}
     assert all(r.source.startswith(("https://docs.nvidia.com/", "https://www.tensorflow.org/", "https://pytorch.org/"))
                for r in rules)
 
