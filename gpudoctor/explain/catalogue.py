@@ -68,6 +68,11 @@ class CudaError:
     fix: Tuple[str, ...]
     requires: str = ""  # a word that must also be on the line (for generic messages)
     not_followed_by: str = ""  # a regex the message must not be followed by (another error's number)
+    wordings: Tuple[str, ...] = ()  # the message as other CUDA releases word it
+
+    @property
+    def keys(self) -> Tuple[str, ...]:
+        return tuple(k for k in (self.driver_name, self.runtime_name, self.message, *self.wordings) if k)
 
     @property
     def names(self) -> str:
@@ -90,8 +95,8 @@ class Catalogue:
     def cuda_error(self, text: str) -> Optional[CudaError]:
         low = text.lower()
         for err in self.cuda_errors:
-            for key in (err.driver_name, err.runtime_name, err.message):
-                if key and key.lower() == low:
+            for key in err.keys:
+                if key.lower() == low:
                     return err
         return None
 
@@ -111,7 +116,7 @@ def _cuda_error_signature(template: Dict[str, Any], errors: List[CudaError]) -> 
     """Expand the "@cuda_errors" signature into one regex over every name and message."""
     alternatives, keywords, requires = [], set(), []
     for err in errors:
-        for key in (err.driver_name, err.runtime_name, err.message):
+        for key in err.keys:
             if key:
                 guard = "(?!%s)" % err.not_followed_by if err.not_followed_by and key == err.message else ""
                 alternatives.append(re.escape(key) + guard)
@@ -149,7 +154,8 @@ def load_catalogue() -> Catalogue:
     errors = [
         CudaError(number=e["number"], driver_name=e.get("driver_name", ""), runtime_name=e.get("runtime_name", ""),
                   message=e["message"], code=e["code"], meaning=e["meaning"], fix=tuple(e.get("fix", ())),
-                  requires=e.get("requires", ""), not_followed_by=e.get("not_followed_by", ""))
+                  requires=e.get("requires", ""), not_followed_by=e.get("not_followed_by", ""),
+                  wordings=tuple(e.get("wordings", ())))
         for e in _load("cuda_errors.toml")["error"]
     ]
     for err in errors:

@@ -156,8 +156,8 @@ def likely_cause(text: str, explained: Callable[[str], bool], memory: Optional[M
         return None
     entry = CATALOG[code]
     cues = []
-    for n in voters:
-        cues += [w for w in n.shared if w not in cues]
+    for n in voters:  # shown as the reason: words a reader recognises, not masks such as "xxx"
+        cues += [w for w in n.shared if w not in cues and len(w) >= 3 and len(set(w)) > 1]
     severity = Severity.WARNING if entry.severity == Severity.ERROR else entry.severity
     threads = "; ".join(n.report.source for n in voters[:3])
     detail = (f"No line of this log names a cause gpudoctor knows, but it fails (\"{failure[:160]}\"), and it reads "

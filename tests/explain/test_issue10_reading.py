@@ -107,3 +107,54 @@ def test_a_cpu_torch_requested_on_purpose_does_not_hide_the_companion_that_break
     log = ("pip install torch==2.7.0+cpu torchvision==0.22.0\n"
            "RuntimeError: operator torchvision::nms does not exist\n")
     assert first(log).code == "conflicting-packages"
+
+
+@pytest.mark.parametrize("line, code", [
+    ("ERROR: Package 'torch' requires a different Python: 3.7.3 not in '>=3.8.0'", "python-unsupported"),
+    ("Warning  FailedScheduling  0/3 nodes are available: 3 Insufficient nvidia.com/gpu.", "container-no-gpu-access"),
+    ("RuntimeError: FlashAttention only supports Ampere GPUs or newer.", "gpu-arch-unsupported"),
+    ("RuntimeError: CUDA error: CUDA-capable device(s) is/are busy or unavailable", "gpu-unavailable"),
+    ("UserWarning: The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers, 8-bit "
+     "multiplication, and GPU quantization are unavailable.", "cpu-only-build"),
+    ("RuntimeError: Library cublas64_12.dll is not found or cannot be loaded", "dll-load-failed"),
+    ("RuntimeError: Library libcublas.so.12 is not found or cannot be loaded", "cuda-library-missing"),
+    ("ValueError: libnvrtc.so.*[0-9].*[0-9] not found in the system path", "cuda-library-missing"),
+    ("RuntimeError: nvrtc: error: failed to open libnvrtc-builtins.so.11.1.", "cuda-library-missing"),
+    ("RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 3, 2) but linked against "
+     "(8, 0, 3)", "cudnn-version-mismatch"),
+    ('docker: Error response from daemon: error gathering device information while adding custom device '
+     '"/dev/nvidia-uvm": lstat /dev/nvidia-uvm: no such file or directory.', "uvm-not-loaded"),
+    ("Oct 14 07:35:56 pop-os nvidia-settings-autostart.desktop[2905]: ERROR: NVIDIA driver is not loaded",
+     "driver-not-loaded"),
+])
+def test_each_class_is_read_in_its_tools_own_words(line, code):
+    findings = explain_text(line).findings
+    assert findings[0].code == code
+    assert "inferred_from" not in findings[0].evidence  # a signature, not the last resort
+
+
+def test_the_paging_file_is_one_finding_with_its_own_fix():
+    line = ('OSError: [WinError 1455] The paging file is too small for this operation to complete. Error loading '
+            '"C:\\Python310\\lib\\site-packages\\torch\\lib\\cudnn_adv_infer64_8.dll" or one of its dependencies.')
+    findings = explain_text(line).findings
+    assert len(findings) == 1 and findings[0].code == "dll-load-failed"
+    assert "paging file" in findings[0].title and any("Virtual memory" in step for step in findings[0].fix)
+
+
+def test_warnings_that_slow_a_start_are_warnings():
+    ptx = ("W tensorflow/core/common_runtime/gpu/gpu_device.cc:2052] TensorFlow was not built with CUDA kernel "
+           "binaries compatible with compute capability 9.0. CUDA kernels will be jit-compiled from PTX")
+    xla = ("W external/xla/xla/service/gpu/nvptx_compiler.cc:744] The NVIDIA driver's CUDA version is 12.2 which is "
+           "older than the ptxas CUDA version (12.3.107). Because the driver is older than the ptxas version")
+    for line, code in ((ptx, "gpu-arch-unsupported"), (xla, "driver-too-old")):
+        f = first(line)
+        assert f.code == code and f.severity == Severity.WARNING
+
+
+def test_a_program_that_says_no_gpu_under_a_visible_devices_index_the_machine_lacks():
+    log = ("in search.sh line 1 you set\n   CUDA_VISIBLE_DEVICES=1\n"
+           "Exception: No GPU found, please run without --cuda\n")
+    f = first(log)
+    assert f.code == "no-visible-gpu" and '"1"' in f.title
+    zero = first("CUDA_VISIBLE_DEVICES=0\nException: No GPU found, please run without --cuda\n")
+    assert zero.evidence.get("context_rule") != "visible-devices-selects-nothing-then-no-gpu"  # 0 exists anywhere
