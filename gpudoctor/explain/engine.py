@@ -17,7 +17,9 @@ from .catalogue import Catalogue, Signature, load_catalogue
 from .context import apply_context
 from .cuda_causes import and_cuda_hint, library_install_steps, merge_missing_libraries
 from .enrich import ENRICHERS
+from .collect_env_causes import read_collect_env
 from .install_causes import reread_pip_failures
+from .memory_causes import reread_handle_failures
 from .templates import first, render, render_all
 
 MAX_FINDINGS = 200  # distinct (code, subject) pairs kept; a log cannot make memory grow
@@ -180,6 +182,8 @@ class Explainer:
         findings = _link_causes(findings, hits)
         findings = merge_missing_libraries(findings, self.facts)
         findings = reread_pip_failures(findings, self.facts)
+        findings = reread_handle_failures(findings, self.facts)
+        findings = read_collect_env(findings, self.facts)
         findings = apply_context(findings, self.facts)
         return Diagnosis(findings=rank(findings), facts=dict(self.facts),
                          notes=sorted(self.notes.values(), key=lambda n: n.first_line))

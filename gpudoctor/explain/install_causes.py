@@ -63,8 +63,24 @@ def _span(pythons: Tuple[str, ...]) -> str:
     return ordered[0] if len(ordered) == 1 else f"{ordered[0]} to {ordered[-1]}"
 
 
+def python_from_paths(facts: Dict[str, Any]) -> Optional[str]:
+    """The Python version an install path shows: ...\\Python313\\ or .../lib/python3.10/."""
+    win = str(facts.get("python_dir_win", ""))
+    if win:
+        return f"{win[0]}.{win[1:]}"
+    return str(facts["python_dir_lib"]) if facts.get("python_dir_lib") else None
+
+
+def _outside(python: str, pythons: Tuple[str, ...]) -> bool:
+    """A Python newer than the newest (or older than the oldest) the tables list for any release: at the
+    time of a log, no release had a wheel for it yet (or any more)."""
+    keys = sorted(tuple(int(x) for x in p.split(".")) for p in pythons)
+    mine = tuple(int(x) for x in major_minor(python).split("."))
+    return mine >= keys[-1] or mine < keys[0]
+
+
 def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: Optional[str],
-            other_platform: bool = False) -> Optional[Dict[str, str]]:
+            other_platform: bool = False, stated: bool = True) -> Optional[Dict[str, str]]:
     if python:
         pythons = _pythons_of(pkg, requested)
         if pythons and major_minor(python) not in pythons:
@@ -72,7 +88,14 @@ def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: 
             return {"why": f"{what} has wheels for Python {_span(pythons)} only, and this is Python {python}",
                     "pythons": _span(pythons)}
     wanted = _version(requested) if requested else None
-    if not offered and python and _pythons_of(pkg, requested) is None and not other_platform:
+    every = _pythons_of(pkg, None)
+    if not offered and python and not requested and every and _outside(python, every) and not other_platform:
+        # "(from versions: none)" for a table package: only a Python at the edge of what its releases
+        # cover explains that no release at all offers a file (the newest minor had no wheel yet then)
+        return {"why": f"pip saw no {pkg} file at all for this interpreter (from versions: none), and the log shows "
+                       f"Python {python}, at or past the edge of the Pythons {pkg} releases publish wheels for "
+                       f"({_span(every)}; the newest is supported only by the newest releases)", "pythons": ""}
+    if not offered and python and stated and _pythons_of(pkg, requested) is None and not other_platform:
         # "(from versions: none)": no file fits this interpreter at all. The log states the Python
         # (and no 32-bit Python or other OS): the Python's version is what the release lacks.
         return {"why": f"pip saw no {pkg} file at all for this interpreter (from versions: none), and the log shows "
@@ -105,13 +128,14 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
                    if v is not None]
         if pkg == "torch":  # torch 0.1.2 is the old placeholder sdist every platform without wheels sees
             offered = [v for v in offered if v >= Version("1.0")]
-        python = facts.get("python_version")
-        if facts.get("python_bits"):  # a 32-bit Python gets no framework wheel at all: no-matching-build says so
+        stated = facts.get("python_version")
+        python = stated or python_from_paths(facts)
+        if facts.get("python_bits") or facts.get("python_dir_bits"):  # a 32-bit Python gets no framework wheel at all
             out.append(f)
             continue
         other_platform = (str(facts.get("conda_platform", "")).startswith("osx") or "macos" in pkg
                           or ("windows_platform" in facts and pkg.startswith(LINUX_FIRST)))
-        reason = _reason(pkg, requested, offered, str(python) if python else None, other_platform)
+        reason = _reason(pkg, requested, offered, str(python) if python else None, other_platform, bool(stated))
         if reason is None:
             out.append(f)
             continue

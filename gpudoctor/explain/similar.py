@@ -38,8 +38,15 @@ TOKEN_RE = re.compile(r"[a-z][a-z0-9_+.\-]{1,30}")
 # signature explains: a log of harmless warnings alone is healthy whatever it resembles.
 FAILURE_RE = re.compile(
     r"traceback \(most recent|error|exception|failed|failure|cannot|can't|unable to|could not|couldn't"
-    r"|not found|no such file|not available|returns? false|\bfalse\b|not detected|no cuda|invalid|denied"
-    r"|unsupported|not supported|not compatible|mismatch|segmentation fault|core dumped|killed", re.IGNORECASE)
+    r"|not found|no such file|not available|not detected|no cuda|invalid|denied"
+    r"|unsupported|not supported|not compatible|mismatch|segmentation fault|core dumped|killed"
+    # False only as an answer about the GPU, or alone as the REPL's answer (collect_env prints many
+    # harmless False values: 'Is debug build: False')
+    r"|(?:available|detected|is_built_with_cuda|is_gpu_available)\W*(?:returns?\s+)?false\b|^\s*false\s*$"
+    r"|(?:returns?|prints?|gives?|shows?|outputs?|->|=>|\bis)\s*[`'\"]?false\b",
+    re.IGNORECASE)
+# Placeholders that only say a tool could not look (collect_env's "Could not collect").
+NOT_A_FAILURE_RE = re.compile(r"could not collect", re.IGNORECASE)
 # ... and only for a log about the GPU stack: a failing web request resembles nothing here.
 GPU_STACK_RE = re.compile(r"cuda|gpu|nvidia|cudnn|cublas|nccl|nvcc|nvml|libcu|torch|tensorflow|jax|xla|tensorrt",
                           re.IGNORECASE)
@@ -133,7 +140,7 @@ def unexplained_failure(text: str, explained: Callable[[str], bool]) -> Optional
     """The first line that says something failed and that no signature reads (harmless or not)."""
     examined = 0
     for line in text.splitlines():
-        if FAILURE_RE.search(line):
+        if FAILURE_RE.search(line) and not NOT_A_FAILURE_RE.search(line):
             if not explained(line):
                 return line.strip()
             examined += 1
