@@ -20,6 +20,7 @@ from .join import join_with_check
 from .grep_filter import GREP_CHUNK_BYTES, grep_command, iter_candidate_lines_grep
 from .reader import CHUNK_BYTES, HeadAndTail, SourceStats, iter_candidate_lines
 from .similar import Memory, likely_cause, names_a_problem
+from .template_fields import template_facts
 
 __all__ = ["ExplainResult", "explain_stream", "explain_text", "join_with_check", "rank"]
 
@@ -64,6 +65,8 @@ def explain_stream(stream: BinaryIO, name: str = "-", chunk_bytes: Optional[int]
     sample = HeadAndTail(stream)
     for lineno, line, keywords in scan(sample, explainer.keywords, stats, chunk, explainer.saturable):
         explainer.feed(lineno, line, keywords)
+    for fact, value in template_facts(sample.text()).items():  # issue-form fields: no line says what they are
+        explainer.facts.setdefault(fact, value)
     diagnosis: Diagnosis = explainer.diagnose()
     findings = diagnosis.findings
     if not any(names_a_problem(f) for f in findings):  # no line named a cause: the last resort

@@ -158,3 +158,15 @@ def test_a_program_that_says_no_gpu_under_a_visible_devices_index_the_machine_la
     assert f.code == "no-visible-gpu" and '"1"' in f.title
     zero = first("CUDA_VISIBLE_DEVICES=0\nException: No GPU found, please run without --cuda\n")
     assert zero.evidence.get("context_rule") != "visible-devices-selects-nothing-then-no-gpu"  # 0 exists anywhere
+
+
+def test_issue_form_fields_give_the_versions_no_line_names():
+    from gpudoctor.explain.template_fields import template_facts
+
+    form = ("### TensorFlow version\n\n2.18.0\n\n### OS platform and distribution\n\nWindows 11 24h2\n\n"
+            "### Python version\n\n3.12\n")
+    assert template_facts(form) == {"tf_version": "2.18.0", "windows_platform": "Windows 11", "python_version": "3.12"}
+    assert template_facts("TensorFlow version\nnot sure, the latest\n") == {}  # a value of another shape is not one
+    log = form + ("import tensorflow as tf\nprint(tf.config.list_physical_devices())\n"
+                  "[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]\n")
+    assert first(log).code == "platform-unsupported"
