@@ -32,7 +32,8 @@ from ..model import Finding
 SIGNATURE = "pip-no-matching-framework"
 # Packages long published for Linux (and macOS) only: on Windows "from versions: none" is the OS.
 LINUX_FIRST = ("jax", "vllm", "triton", "deepspeed", "flash-attn", "flash_attn")
-PINNED_RE = re.compile(r"^===?\s*(?P<version>\d+(?:\.\d+)*)")
+# ==X, or an upper bound (<=X, <X): the release asked for is X or older
+PINNED_RE = re.compile(r"^(?:===?|<=?)\s*(?P<version>\d+(?:\.\d+)*)")
 
 
 def _version(text: str) -> Optional[Version]:
@@ -65,7 +66,7 @@ def _span(pythons: Tuple[str, ...]) -> str:
 
 def python_from_paths(facts: Dict[str, Any]) -> Optional[str]:
     """The Python version an install path shows: ...\\Python313\\ or .../lib/python3.10/."""
-    win = str(facts.get("python_dir_win", ""))
+    win = str(facts.get("python_dir_win", "") or ("3" + str(facts["python_wheel_tag"]) if facts.get("python_wheel_tag") else ""))
     if win:
         return f"{win[0]}.{win[1:]}"
     return str(facts["python_dir_lib"]) if facts.get("python_dir_lib") else None
@@ -140,7 +141,8 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
             out.append(f)
             continue
         target = f"Python {reason['pythons']}" if reason["pythons"] else "a Python the release supports"
-        wanted = f"{pkg}=={requested}" if requested else pkg
+        spec = str(f.evidence.get("spec", "")).strip()
+        wanted = f"{pkg}{spec}" if requested and spec else pkg
         fix = [f"Create an environment with {target} and install {wanted} there, e.g. `conda create -n gpu python=3.X` "
                f"or `uv venv --python 3.X` with a 3.X from that list.",
                f"Or keep this Python and ask for a {pkg} release that supports it (the versions pip saw are the ones "

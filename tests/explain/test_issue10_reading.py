@@ -170,3 +170,30 @@ def test_issue_form_fields_give_the_versions_no_line_names():
     log = form + ("import tensorflow as tf\nprint(tf.config.list_physical_devices())\n"
                   "[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]\n")
     assert first(log).code == "platform-unsupported"
+
+
+def test_an_upper_bound_pin_and_a_wheel_tag_name_the_python():
+    log = ("  Using cached opencv_python-4.5.1.48-cp38-cp38-win_amd64.whl (34.9 MB)\n"
+           + NOT_FOUND.format(req="tensorflow-gpu<=1.12.0", versions="2.2.0rc1, 2.2.0, 2.3.0, 2.4.0"))
+    f = first(log)
+    assert f.code == "python-unsupported" and "tensorflow-gpu<=1.12.0" in f.title and "Python 3.8" in f.detail
+
+
+def test_wsl_without_dev_dxg_and_bitsandbytes_without_libcuda():
+    dxg = ("Linux host 4.19.104-microsoft-standard #1 SMP x86_64 GNU/Linux\n"
+           "ls: cannot access '/dev/dxg': No such file or directory\n")
+    assert first(dxg).code == "wsl-driver-misconfigured"
+    bnb = ("CUDA SETUP: WARNING! libcuda.so not found! Do you have a CUDA driver installed?\n"
+           "UserWarning: The installed version of bitsandbytes was compiled without GPU support. 8-bit optimizers "
+           "and GPU quantization are unavailable.\n")
+    findings = explain_text(bnb).findings
+    assert findings[0].code == "libcuda-missing" and findings[1].caused_by == "libcuda-missing"
+    assert first(bnb + "Linux host 5.15.90.1-microsoft-standard-WSL2\n").code == "wsl-driver-misconfigured"
+
+
+def test_torch_without_a_driver_is_harmless_until_the_program_needs_the_gpu():
+    warn = ("UserWarning: CUDA initialization: Found no NVIDIA driver on your system. Please check that you have an "
+            "NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx\n")
+    assert all(f.severity == Severity.INFO for f in explain_text(warn).findings)
+    f = first(warn + 'RuntimeError: Unable to proceed, no GPU resources available\n')
+    assert f.code == "libcuda-missing" and f.severity == Severity.ERROR
