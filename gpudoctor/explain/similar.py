@@ -154,7 +154,11 @@ def likely_cause(text: str, explained: Callable[[str], bool], memory: Optional[M
     failure = unexplained_failure(text, explained) if GPU_STACK_RE.search(text) else None
     if failure is None:
         return None
-    memory = memory or load_memory()
+    if memory is None:
+        try:
+            memory = load_memory()
+        except (OSError, ValueError, KeyError):  # a damaged install: no guess rather than a traceback
+            return None
     neighbours = memory.nearest(tokens(text))
     if not neighbours or neighbours[0].similarity < MIN_SIMILARITY:
         return None

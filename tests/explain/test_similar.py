@@ -129,3 +129,20 @@ def test_explain_command_gives_the_likely_cause_in_json():
     assert first["severity"] == "warning" and first["title"].startswith("Likely: ")
     assert first["evidence"]["inferred_from"] == "similar known reports"
     assert all(r["source"].startswith("https://") for r in first["evidence"]["similar_reports"])
+
+
+def test_a_missing_or_damaged_memory_means_no_guess_not_a_traceback(tmp_path, monkeypatch):
+    from gpudoctor.explain import similar
+
+    for content in (None, "{not json", '{"reports": [{"code": "x"}]}'):
+        path = tmp_path / "known_reports.json"
+        if content is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.write_text(content, encoding="utf-8")
+        monkeypatch.setattr(similar, "MEMORY", path)
+        similar.load_memory.cache_clear()
+        try:
+            assert similar.likely_cause("GPU: RuntimeError: no gpu found by the driver", never_explained) is None
+        finally:
+            similar.load_memory.cache_clear()
