@@ -65,12 +65,13 @@ def explain_stream(stream: BinaryIO, name: str = "-", chunk_bytes: Optional[int]
     sample = HeadAndTail(stream)
     for lineno, line, keywords in scan(sample, explainer.keywords, stats, chunk, explainer.saturable):
         explainer.feed(lineno, line, keywords)
-    for fact, value in template_facts(sample.text()).items():  # issue-form fields: no line says what they are
+    kept = sample.text()  # the log's head and tail, for the steps that read it whole
+    for fact, value in template_facts(kept).items():  # issue-form fields: no line says what they are
         explainer.facts.setdefault(fact, value)
     diagnosis: Diagnosis = explainer.diagnose()
     findings = diagnosis.findings
     if not any(names_a_problem(f) for f in findings):  # no line named a cause: the last resort
-        guess = likely_cause(sample.text(), explainer.reads, memory)
+        guess = likely_cause(kept, explainer.reads, memory)
         if guess is not None:
             findings = rank([guess, *findings])
     return ExplainResult(findings, diagnosis.facts, diagnosis.notes, stats, name)

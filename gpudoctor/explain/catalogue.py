@@ -117,12 +117,11 @@ def _cuda_error_signature(template: Dict[str, Any], errors: List[CudaError]) -> 
     alternatives, keywords, requires = [], set(), []
     for err in errors:
         for key in err.keys:
-            if key:
-                guard = "(?!%s)" % err.not_followed_by if err.not_followed_by and key == err.message else ""
-                alternatives.append(re.escape(key) + guard)
-                keywords.add(key.lower())
-                if err.requires and key == err.message:
-                    requires.append((key.lower(), err.requires))
+            guard = "(?!%s)" % err.not_followed_by if err.not_followed_by and key == err.message else ""
+            alternatives.append(re.escape(key) + guard)
+            keywords.add(key.lower())
+            if err.requires and key == err.message:
+                requires.append((key.lower(), err.requires))
     alternatives.sort(key=len, reverse=True)  # longest first: a message wins over a prefix
     regex = re.compile(r"(?P<err>%s)" % "|".join(alternatives), re.IGNORECASE)
     return _signature(dict(template, keywords=sorted(keywords)), regex, tuple(requires))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, Optional
 
+from ..units import in_mib
 from .catalogue import Catalogue
 from ..versions import cuda_version_parts
 
@@ -129,14 +130,13 @@ _SIZE = r"([\d.]+) ([KMGT])i?B"
 _OOM_TOTAL = (re.compile(_SIZE + r" total capacity"), re.compile(r"total capac\w*ty of " + _SIZE))
 _OOM_FREE = (re.compile(_SIZE + r" free"), re.compile(r"of which " + _SIZE + r" is free"))
 _OOM_OWN = (re.compile(_SIZE + r" reserved in total by PyTorch"), re.compile(r"this process has " + _SIZE + r" memory in use"))
-_UNITS = {"K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0 * 1024}
 
 
 def _mib(patterns, line: str) -> Optional[float]:
     for pattern in patterns:
         m = pattern.search(line)
         if m:
-            return float(m.group(1)) * _UNITS[m.group(2)]
+            return in_mib(m.group(1), m.group(2))
     return None
 
 

@@ -20,11 +20,11 @@ from ..codes import make_finding
 from ..compat.queries import min_driver_for_cuda, newest_cuda_for_driver
 from ..compat.versions import vkey
 from ..model import Finding, Severity
+from ..units import in_mib
 
 HANDLE_SIGNATURES = ("cublas-not-initialized", "cudnn-handle-failed")
 PREALLOCATION_SIGNATURES = ("tf-cudnn-init-after-preallocation", "jax-cudnn-init-or-exhausted-after-preallocation")
 FULL_SHARE = 0.95  # used / total at which a GPU counts as full
-_UNITS = {"K": 1 / 1024, "M": 1.0, "G": 1024.0}
 _PAIR = re.compile(r"([\d.]+)\s*([KMG])iB\s*/\s*([\d.]+)\s*([KMG])iB")
 
 
@@ -32,7 +32,7 @@ def _pairs(values: Any) -> Iterable[Tuple[float, float]]:
     for text in values if isinstance(values, list) else [values]:
         m = _PAIR.search(str(text))
         if m:
-            yield float(m.group(1)) * _UNITS[m.group(2)], float(m.group(3)) * _UNITS[m.group(4)]
+            yield in_mib(m.group(1), m.group(2)), in_mib(m.group(3), m.group(4))
 
 
 def full_gpu(facts: Dict[str, Any]) -> Optional[str]:
@@ -53,7 +53,7 @@ def _driver_too_old_for_cuda12(driver: str) -> bool:
 
 def reread_handle_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
     out = []
-    framework_allocates = any(k in facts for k in ("tf_version", "jax_version", "jaxlib_version"))
+    framework_allocates = "tf_version" in facts  # TensorFlow's own preallocation is read by the context rules
     for f in findings:
         sig = f.evidence.get("signature")
         if f.caused_by is None and f.code == "gpu-op-failed" and sig in HANDLE_SIGNATURES and not framework_allocates:
