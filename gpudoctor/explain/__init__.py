@@ -65,6 +65,9 @@ def explain_stream(stream: BinaryIO, name: str = "-", chunk_bytes: Optional[int]
     sample = HeadAndTail(stream)
     for lineno, line, keywords in scan(sample, explainer.keywords, stats, chunk, explainer.saturable):
         explainer.feed(lineno, line, keywords)
+    whole = sample.whole_text()
+    if whole is not None:  # a paste, small enough to look for lines it folded
+        explainer.feed_wrapped(whole)
     kept = sample.text()  # the log's head and tail, for the steps that read it whole
     for fact, value in template_facts(kept).items():  # issue-form fields: no line says what they are
         explainer.facts.setdefault(fact, value)

@@ -9,7 +9,7 @@ ordered root cause first.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..codes import CATALOG, make_finding
 from ..model import Finding, Severity
@@ -21,6 +21,7 @@ from .collect_env_causes import read_collect_env
 from .install_causes import reread_pip_failures
 from .memory_causes import reread_handle_failures
 from .templates import first, render, render_all
+from .wrapped import wrapped_pairs
 
 MAX_FINDINGS = 200  # distinct (code, subject) pairs kept; a log cannot make memory grow
 MAX_LINES_KEPT = 5  # line numbers kept per finding
@@ -113,11 +114,35 @@ class Explainer:
             if found:
                 self.feed(first_lineno + i, line, found)
 
-    def reads(self, line: str) -> bool:
-        """Whether a signature reads this line as a problem or as a harmless message (a fact alone is not a reading)."""
+    def readings(self, line: str) -> Set[Tuple[str, str]]:
+        """What the signatures read in this line alone: the findings' (code, subject) and the notes' ids."""
         probe = Explainer(self.cat)
         probe.feed_text(line)
-        return bool(probe.hits or probe.notes)
+        return set(probe.hits) | {("note", note_id) for note_id in probe.notes}
+
+    def reads(self, line: str) -> bool:
+        """Whether a signature reads this line as a problem or as a harmless message (a fact alone is not a reading)."""
+        return bool(self.readings(line))
+
+    def feed_wrapped(self, text: str) -> None:
+        """Read the pairs of lines a paste may have folded (wrapped.py) as one line, where the pair
+        reads as something that neither line reads alone."""
+        alone: Dict[str, Set[Tuple[str, str]]] = {}
+
+        def read_alone(line: str) -> Set[Tuple[str, str]]:
+            if line not in alone:
+                alone[line] = self.readings(line)
+            return alone[line]
+
+        lines = text.split("\n")
+        for lineno, joins in wrapped_pairs(text):
+            first_half, second_half = lines[lineno - 1], lines[lineno]
+            for joined in joins:
+                if not any(kw in joined.lower() for kw in self.cat.by_keyword):
+                    continue
+                if self.readings(joined) - read_alone(first_half) - read_alone(second_half):
+                    self.feed_text(joined, lineno)
+                    break
 
     def _match(self, sig: Signature, groups: Dict[str, Optional[str]], lineno: int, line: str) -> None:
         values: Dict[str, Any] = {k: v.strip() for k, v in groups.items() if v}

@@ -19,7 +19,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
-from typing import BinaryIO, Dict, Iterable, Iterator, List, Tuple
+from typing import BinaryIO, Dict, Iterable, Iterator, List, Optional, Tuple
 
 CHUNK_BYTES = 1 << 20  # 1 MiB of input at a time
 MAX_LINE_CHARS = 4096  # a longer line is cut around the keyword that selected it
@@ -103,13 +103,24 @@ class HeadAndTail:
                 self.recent_bytes -= len(self.recent.pop(0))
         return data
 
-    def text(self) -> str:
-        """The first and last bytes read, decoded as the scanner decodes, ANSI codes removed."""
+    def _kept(self) -> Tuple[bytes, bytes, int]:
         head = b"".join(self.head)
         tail = b"".join(self.recent)[-self.tail_bytes:]
-        skipped = self.total - len(head) - len(tail)
+        return head, tail, self.total - len(head) - len(tail)
+
+    def text(self) -> str:
+        """The first and last bytes read, decoded as the scanner decodes, ANSI codes removed."""
+        head, tail, skipped = self._kept()
         joined = head + (b"\n" if skipped and tail else b"") + tail
         return clean_text(joined.decode("utf-8", errors="replace"))
+
+    def whole_text(self) -> Optional[str]:
+        """The whole log, its lines numbered as the scanner numbers them, if it was small enough to keep."""
+        head, tail, skipped = self._kept()
+        if skipped:
+            return None
+        text = (head + tail).decode("utf-8", errors="replace").replace("\r\n", "\n")
+        return ANSI_RE.sub("", text) if "\x1b" in text else text
 
 
 def _cap(line: str, hit: int) -> Tuple[str, bool]:
