@@ -130,6 +130,10 @@ _SIZE = r"([\d.]+) ([KMGT])i?B"
 _OOM_TOTAL = (re.compile(_SIZE + r" total capacity"), re.compile(r"total capac\w*ty of " + _SIZE))
 _OOM_FREE = (re.compile(_SIZE + r" free"), re.compile(r"of which " + _SIZE + r" is free"))
 _OOM_OWN = (re.compile(_SIZE + r" reserved in total by PyTorch"), re.compile(r"this process has " + _SIZE + r" memory in use"))
+# PyTorch before 1.4 printed "X already allocated; Y free; Z cached)", Z the cache on top of X: what the
+# process holds is at least X + Z (read as exactly that, so memory held elsewhere is never overstated).
+_OOM_ALLOCATED = (re.compile(_SIZE + r" already allocated"),)
+_OOM_CACHED = (re.compile(_SIZE + r" cached\)"),)
 
 
 def _mib(patterns, line: str) -> Optional[float]:
@@ -145,6 +149,9 @@ def torch_oom(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[V
     holds. When most of the GPU is neither free nor this process's, another process holds it: the
     program did not outgrow the GPU. `arg` is "elsewhere" (keep the match only then) or "own"."""
     total, free, own = _mib(_OOM_TOTAL, line), _mib(_OOM_FREE, line), _mib(_OOM_OWN, line)
+    if own is None and _mib(_OOM_CACHED, line) is not None:
+        allocated = _mib(_OOM_ALLOCATED, line)
+        own = None if allocated is None else allocated + (_mib(_OOM_CACHED, line) or 0.0)
     elsewhere = total - free - own if None not in (total, free, own) else None
     held_elsewhere = elsewhere is not None and elsewhere >= max(1024.0, 0.5 * total)
     if arg == "elsewhere":

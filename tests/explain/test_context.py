@@ -111,6 +111,21 @@ def test_no_device_in_a_container_prompt_is_the_container():
     assert first.code == "container-no-gpu-access" and "00921839c781" in first.detail
 
 
+@pytest.mark.parametrize("said", ["nvidia-smi works on the host but not inside the docker container",
+                                  "DOCKER_FROM: nvidia/cuda:12.8.1-cudnn-devel-ubuntu24.04"])
+def test_a_log_that_says_it_comes_from_a_container(said):
+    first = explain_text(f"{said}\n!! ERROR: nvidia-smi not found\n").findings[0]
+    assert first.code == "container-no-gpu-access"
+    # without the container, the same line is the driver
+    assert explain_text("!! ERROR: nvidia-smi not found\n").findings[0].code == "driver-not-loaded"
+
+
+def test_a_misspelt_visible_devices_the_shell_echoes():
+    log = "-bash-4.1$ echo $CUDA_VISIBLE_DEVICES\n\n-bash-4.1$ echo $CUDA_VISABLE_DEVICES\n0\n"
+    findings = explain_text(log).findings
+    assert [(f.code, f.evidence["misspelled_var"]) for f in findings] == [("misspelled-env-var", "CUDA_VISABLE_DEVICES")]
+
+
 def test_torch_warning_on_a_cpu_machine_is_not_an_error():
     log = ("UserWarning: CUDA initialization: Found no NVIDIA driver on your system. Please check that you have an "
            "NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx\n")

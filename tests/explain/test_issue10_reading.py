@@ -77,6 +77,16 @@ def test_an_oom_where_most_memory_is_held_outside_the_process_is_the_environment
         assert "held outside this process" in f.detail
 
 
+def test_the_oom_wording_of_pytorch_before_1_4_is_read_too():
+    # "X already allocated; Y free; Z cached)": the process holds X + Z, the rest of the GPU is elsewhere
+    elsewhere = ("RuntimeError: CUDA out of memory. Tried to allocate 338.00 MiB (GPU 0; 3.95 GiB total capacity; "
+                 "1.62 GiB already allocated; 23.00 MiB free; 9.10 MiB cached)")
+    f = first(elsewhere)
+    assert f.code == "gpu-memory-full" and f.evidence["own_mib"] == "1668"
+    own = elsewhere.replace("1.62 GiB already allocated", "3.62 GiB already allocated")
+    assert [f.code for f in explain_text(own).findings] == ["not-environment"]
+
+
 def test_an_oom_of_the_program_itself_stays_a_program_problem():
     log = ("RuntimeError: CUDA out of memory. Tried to allocate 752.00 MiB (GPU 0; 14.76 GiB total capacity; "
            "9.84 GiB already allocated; 53.94 MiB free; 10.03 GiB reserved in total by PyTorch)")
