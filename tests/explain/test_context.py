@@ -24,7 +24,8 @@ def test_every_rule_is_sourced_and_names_catalogued_codes():
     assert {r.becomes for r in rules} == {"wsl-driver-misconfigured", "container-no-gpu-access", "no-visible-gpu",
                                           "cuda-init-failed", "platform-unsupported", "no-matching-build",
                                           "gpu-memory-preallocated", "libcuda-missing"}
-    assert all(r.source.startswith(("https://docs.nvidia.com/", "https://www.tensorflow.org/", "https://pytorch.org/"))
+    assert all(r.source.startswith(("https://docs.nvidia.com/", "https://www.tensorflow.org/", "https://pytorch.org/",
+                                    "https://docs.jax.dev/"))
                for r in rules)
 
 
