@@ -98,6 +98,9 @@ def test_a_docker_run_without_a_cuda_check_is_not_blamed():
      "platform-unsupported"),
     ("Windows 10\nTensorFlow version: 2.10.1\nprint(tf.config.list_physical_devices('GPU'))\n[]\n", None),  # last GPU release
     ("WSL2 on Windows 11\nTensorFlow version: 2.15.0\nprint(tf.config.list_physical_devices('GPU'))\n[]\n", None),
+    ("on win11\nTensorFlow version: 2.12.0\nprint(tf.config.list_physical_devices('GPU'))\n[]\n", "platform-unsupported"),
+    ("(tf) C:\\projects\\app>python check.py\nTensorFlow version: 2.12.0\nprint(tf.config.list_physical_devices('GPU'))\n[]\n",
+     "platform-unsupported"),
 ])
 def test_tensorflow_211_and_newer_on_native_windows(log, code):
     findings = explain_text(log).findings
@@ -119,6 +122,21 @@ def test_a_log_that_says_it_comes_from_a_container(said):
     assert first.code == "container-no-gpu-access"
     # without the container, the same line is the driver
     assert explain_text("!! ERROR: nvidia-smi not found\n").findings[0].code == "driver-not-loaded"
+
+
+def test_jax_cuda_install_on_native_windows():
+    log = 'C:\\Users\\me>pip install -U "jax[cuda12]"\nWARNING: jax 0.4.14 does not provide the extra \'cuda12\'\n'
+    first = explain_text(log).findings[0]
+    assert first.code == "platform-unsupported" and any("WSL2" in step for step in first.fix)
+    # the same warning on Linux is the Python (pip fell back to an old release)
+    assert explain_text(log.split("\n", 1)[1]).findings[0].code == "python-unsupported"
+
+
+def test_a_cuda_package_conda_cannot_find_on_a_mac():
+    log = "PackagesNotFoundError: The following packages are not available from current channels:\n  - cudatoolkit=11.3\n"
+    assert explain_text(log).findings[0].code == "no-matching-build"
+    first = explain_text(log + 'MacBook Pro M1 14" - MacOS 12.5.1\n').findings[0]
+    assert first.code == "platform-unsupported" and "macOS" in first.title
 
 
 def test_a_misspelt_visible_devices_the_shell_echoes():
