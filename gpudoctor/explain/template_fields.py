@@ -13,7 +13,8 @@ from typing import Any, Dict
 
 # label -> (fact, pattern the value must match in full)
 FIELDS = {
-    "tensorflow version": ("tf_version", re.compile(r"v?(\d+\.\d+(?:\.\d+)?)(?:\s.*)?")),
+    # "2.18.0", "tf 2.16", or tf.version.GIT_VERSION and VERSION ("v2.11.0-rc2-15-g6290819256d 2.11.0")
+    "tensorflow version": ("tf_version", re.compile(r"(?:tf\s*)?v?(\d+\.\d+(?:\.\d+)?)(?:[-\s].*)?", re.IGNORECASE)),
     "python version": ("python_version", re.compile(r"(?:python\s*)?(3\.\d{1,2}(?:\.\d+)?)\b.*", re.IGNORECASE)),
     "pytorch version": ("torch_version", re.compile(r"(\d+\.\d+(?:\.\d+)?)(?:[+\s].*)?")),
     "os platform and distribution": ("windows_platform", re.compile(r"(Windows(?: \d+)?)\b.*", re.IGNORECASE)),

@@ -19,5 +19,3 @@ def pytest_terminal_summary(terminalreporter):
         classes = ", ".join(f"{cat} {ok}/{n}" for cat, (ok, n) in sorted(HOLDOUT["by_class"].items()))
         tr.write_line(f"held-out logs, first finding right: {HOLDOUT['right']}/{HOLDOUT['total']} "
                       f"({100.0 * HOLDOUT['right'] / max(1, HOLDOUT['total']):.1f}%); by class: {classes}")
-        done, total = HOLDOUT["pending"]
-        tr.write_line(f"logs that need two lines joined (tests/explain/pending), right today: {done}/{total}")
