@@ -34,6 +34,9 @@ MAX_FAILURE_LINES = 200  # lines examined for a failure no signature explains
 CUE_WORDS = 8  # shared words shown as the reason
 
 TOKEN_RE = re.compile(r"[a-z][a-z0-9_+.\-]{1,30}")
+# A host name (download.example.org) says where a file came from, not what failed; the memory
+# keeps no host names at all.
+HOST_RE = re.compile(r"(?:[a-z0-9-]+\.)+(?:org|com|net|io|dev|ai|cn|html?)")
 # A line that says something failed. The answer is only given for a log that has one which no
 # signature explains: a log of harmless warnings alone is healthy whatever it resembles.
 FAILURE_RE = re.compile(
@@ -57,7 +60,7 @@ def tokens(text: str) -> FrozenSet[str]:
     found = set()
     for token in TOKEN_RE.findall(text.lower()):
         token = token.strip(".-+")
-        if len(token) >= 2:
+        if len(token) >= 2 and not HOST_RE.fullmatch(token):
             found.add(token)
     return frozenset(found)
 
