@@ -207,3 +207,23 @@ def test_torch_without_a_driver_is_harmless_until_the_program_needs_the_gpu():
     assert all(f.severity == Severity.INFO for f in explain_text(warn).findings)
     f = first(warn + 'RuntimeError: Unable to proceed, no GPU resources available\n')
     assert f.code == "libcuda-missing" and f.severity == Severity.ERROR
+
+
+def test_libcuda_and_kernel_versions_on_separate_lines_are_one_driver_mismatch():
+    log = ("E tensorflow/stream_executor/cuda/cuda_driver.cc:406] failed call to cuInit: CUDA_ERROR_NO_DEVICE\n"
+           "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:189] libcuda reported version is: 384.111.0\n"
+           "I tensorflow/stream_executor/cuda/cuda_diagnostics.cc:193] kernel reported version is: 384.90.0\n")
+    findings = explain_text(log).findings
+    assert findings[0].code == "nvml-driver-mismatch" and "384.90.0" in findings[0].title
+    assert [f.caused_by for f in findings[1:]] == ["nvml-driver-mismatch"]
+    same = log.replace("384.90.0", "384.111")  # one release, written two ways
+    assert "nvml-driver-mismatch" not in [f.code for f in explain_text(same).findings]
+
+
+def test_lsmod_without_nvidia_uvm_matters_only_where_cuda_failed_or_it_was_looked_for():
+    modules = "nvidia_drm            122880  1\nnvidia_modeset       1916928  1 nvidia_drm\n"
+    assert explain_text(modules).findings == []  # nvidia_uvm loads on demand: nothing failed
+    looked = "$ lsmod | grep nvidia_uvm\n$ lsmod | grep nvidia\n" + modules
+    assert [f.code for f in explain_text(looked).findings] == ["uvm-not-loaded"]
+    loaded = looked + "nvidia_uvm           1310720  0\n"
+    assert explain_text(loaded).findings == []
