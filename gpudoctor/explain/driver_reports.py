@@ -6,6 +6,10 @@ DSO version Y". A paste often stops before the verdict. Two different versions a
 the user-space driver and the loaded kernel module come from different driver releases (an upgrade
 without a reboot), and every later CUDA failure follows from it.
 
+nvidia-smi's header ("NVIDIA-SMI 545.36  Driver Version: 546.33"): nvidia-smi and the driver are one
+package on Linux and on Windows, so two different versions mean WSL 2, where nvidia-smi is a Linux
+build talking to the Windows driver.
+
 The loaded modules (`lsmod | grep nvidia`): the nvidia modules listed without nvidia_uvm, which
 every CUDA program needs, while nvidia-smi (which does not) works.
 """
@@ -80,3 +84,11 @@ def read_loaded_modules(findings: List[Finding], facts: Dict[str, Any]) -> List[
              "that does not fire."],
         evidence={"source": "log", "lsmod_modules": ", ".join(nvidia), "read_from": "lsmod"})
     return [finding, *[replace(f, caused_by="uvm-not-loaded") if f in failed else f for f in findings]]
+
+
+def wsl_from_smi_versions(facts: Dict[str, Any]) -> Dict[str, str]:
+    """{"wsl_smi": ...} when nvidia-smi's header shows its own version and the driver's differing."""
+    smi, driver = str(facts.get("smi_version", "")), str(facts.get("driver_version", ""))
+    if smi and driver and _release(smi) != _release(driver):
+        return {"wsl_smi": f"NVIDIA-SMI {smi} with Driver Version {driver}"}
+    return {}

@@ -18,7 +18,7 @@ from .context import apply_context
 from .cuda_causes import and_cuda_hint, library_install_steps, merge_missing_libraries
 from .enrich import ENRICHERS
 from .collect_env_causes import read_collect_env
-from .driver_reports import read_driver_versions, read_loaded_modules
+from .driver_reports import read_driver_versions, read_loaded_modules, wsl_from_smi_versions
 from .install_causes import reread_pip_failures
 from .memory_causes import reread_handle_failures
 from .templates import first, render, render_all
@@ -210,6 +210,7 @@ class Explainer:
         findings = reread_pip_failures(findings, self.facts)
         findings = reread_handle_failures(findings, self.facts)
         findings = read_collect_env(findings, self.facts)
+        self.facts.update(wsl_from_smi_versions(self.facts))
         findings = read_driver_versions(findings, self.facts)
         findings = read_loaded_modules(findings, self.facts)
         findings = apply_context(findings, self.facts)

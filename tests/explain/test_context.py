@@ -161,3 +161,11 @@ def test_conda_without_a_cuda_package_for_this_platform():
     assert any("MPS" in step for step in findings[0].fix)
     # the same list item in an environment file, without conda's error, is nothing
     assert not explain_text("dependencies:\n  - pytorch-cuda=12.1\n").findings
+
+
+def test_nvidia_smi_and_driver_versions_that_differ_mean_wsl():
+    header = "| NVIDIA-SMI 545.46                 Driver Version: 546.80       CUDA Version: ERR!     |\n"
+    first = explain_text(header).findings[0]
+    assert first.code == "wsl-driver-misconfigured" and "NVIDIA-SMI 545.46" in first.detail
+    native = header.replace("545.46", "546.80")  # one package on Linux and Windows: the same version
+    assert explain_text(native).findings[0].code == "libcuda-missing"
