@@ -102,7 +102,9 @@ def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: 
         return {"why": f"pip saw no {pkg} file at all for this interpreter (from versions: none), and the log shows "
                        f"Python {python}: {pkg} publishes wheels only for a list of Python versions, and this one is "
                        f"not on it", "pythons": ""}
-    if wanted is None or not offered or wanted in offered:
+    if wanted is None or not offered or wanted in offered or other_platform:
+        # on an OS a package came to late (jaxlib, triton on Windows), the releases offered say what was
+        # built for the OS, not for the Python
         return None
     pythons = _pythons_of(pkg, requested)
     known = f" ({pkg} {requested} has wheels for Python {_span(pythons)})" if pythons else ""

@@ -23,7 +23,7 @@ def test_every_rule_is_sourced_and_names_catalogued_codes():
     rules = load_rules()
     assert {r.becomes for r in rules} == {"wsl-driver-misconfigured", "container-no-gpu-access", "no-visible-gpu",
                                           "cuda-init-failed", "platform-unsupported", "no-matching-build",
-                                          "gpu-memory-preallocated", "libcuda-missing"}
+                                          "gpu-memory-preallocated", "libcuda-missing", "conflicting-packages"}
     assert all(r.source.startswith(("https://docs.nvidia.com/", "https://www.tensorflow.org/", "https://pytorch.org/",
                                     "https://docs.jax.dev/"))
                for r in rules)
@@ -169,3 +169,13 @@ def test_nvidia_smi_and_driver_versions_that_differ_mean_wsl():
     assert first.code == "wsl-driver-misconfigured" and "NVIDIA-SMI 545.46" in first.detail
     native = header.replace("545.46", "546.80")  # one package on Linux and Windows: the same version
     assert explain_text(native).findings[0].code == "libcuda-missing"
+
+
+def test_a_companion_extension_built_for_another_cuda():
+    log = ("  File \"site-packages/pytorch3d/renderer/blending.py\", line 9, in <module>\n"
+           "    from pytorch3d import _C\n"
+           "ImportError: libcudart.so.10.1: cannot open shared object file: No such file or directory\n")
+    first = explain_text(log).findings[0]
+    assert first.code == "conflicting-packages" and "pytorch3d" in first.title
+    # the same missing runtime for torch itself is the CUDA runtime
+    assert explain_text(log.replace("from pytorch3d import _C", "import torch")).findings[0].code != "conflicting-packages"
