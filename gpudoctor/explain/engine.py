@@ -18,6 +18,8 @@ from .context import apply_context
 from .cuda_causes import and_cuda_hint, library_install_steps, merge_missing_libraries
 from .enrich import ENRICHERS
 from .collect_env_causes import read_collect_env
+from .tf_cuda_causes import read_tf_cuda
+from .program_causes import read_program_causes
 from .driver_reports import read_driver_versions, read_loaded_modules, wsl_from_smi_versions
 from .install_causes import reread_pip_failures
 from .memory_causes import reread_handle_failures
@@ -213,6 +215,8 @@ class Explainer:
         self.facts.update(wsl_from_smi_versions(self.facts))
         findings = read_driver_versions(findings, self.facts)
         findings = read_loaded_modules(findings, self.facts)
+        findings = read_tf_cuda(findings, self.facts)
+        findings = read_program_causes(findings, self.facts)
         findings = apply_context(findings, self.facts)
         return Diagnosis(findings=rank(findings), facts=dict(self.facts),
                          notes=sorted(self.notes.values(), key=lambda n: n.first_line))

@@ -18,6 +18,7 @@ FIELDS = {
     "python version": ("python_version", re.compile(r"(?:python\s*)?(3\.\d{1,2}(?:\.\d+)?)\b.*", re.IGNORECASE)),
     "pytorch version": ("torch_version", re.compile(r"(\d+\.\d+(?:\.\d+)?)(?:[+\s].*)?")),
     "os platform and distribution": ("windows_platform", re.compile(r"(Windows(?: \d+)?)\b.*", re.IGNORECASE)),
+    "cuda/cudnn version": ("cuda_stated", re.compile(r"(?:cuda\s*)?v?(\d+\.\d+)(?:[.\s/,].*)?", re.IGNORECASE)),
 }
 FIELD_RE = re.compile(r"^[ \t]*(?:#{1,6}[ \t]*)?(?P<label>%s)[ \t]*:?[ \t]*\n(?:[ \t]*\n){0,2}[ \t]*(?P<value>\S[^\n]*)$"
                       % "|".join(re.escape(k) for k in FIELDS), re.IGNORECASE | re.MULTILINE)

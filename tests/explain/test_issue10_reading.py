@@ -227,3 +227,20 @@ def test_lsmod_without_nvidia_uvm_matters_only_where_cuda_failed_or_it_was_looke
     assert [f.code for f in explain_text(looked).findings] == ["uvm-not-loaded"]
     loaded = looked + "nvidia_uvm           1310720  0\n"
     assert explain_text(loaded).findings == []
+
+
+def test_cuda_out_of_memory_inside_the_training_step_is_the_program():
+    log = ("  File \"train.py\", line 409, in <module>\n    loss.backward()\n"
+           "RuntimeError: CUDA error: out of memory\n")
+    assert [f.code for f in explain_text(log).findings] == ["not-environment"]
+    # at start-up (no training frame) it is memory held elsewhere
+    assert explain_text("RuntimeError: CUDA error: out of memory\n").findings[0].code == "gpu-memory-full"
+
+
+def test_cuda_errors_of_workers_spawned_without_a_main_guard_are_the_program():
+    log = ("RuntimeError: cuda runtime error (30) : unknown error at C:/pytorch/aten/src/THC/THCTensorRandom.cu:25\n"
+           "RuntimeError:\n        An attempt has been made to start a new process before the\n"
+           "        current process has finished its bootstrapping phase.\n")
+    findings = explain_text(log).findings
+    assert findings[0].code == "not-environment"
+    assert all(f.severity != Severity.ERROR for f in findings)
