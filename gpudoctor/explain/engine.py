@@ -15,15 +15,15 @@ from ..codes import CATALOG, make_finding
 from ..model import Finding, Severity
 from .catalogue import Catalogue, Signature, load_catalogue
 from .context import apply_context
-from .cuda_causes import and_cuda_hint, library_install_steps, merge_missing_libraries
-from .enrich import ENRICHERS
 from .collect_env_causes import read_collect_env
-from .tf_cuda_causes import read_tf_cuda
-from .program_causes import read_program_causes
+from .cuda_causes import and_cuda_hint, library_install_steps, merge_missing_libraries
 from .driver_reports import read_driver_versions, read_loaded_modules, wsl_from_smi_versions
+from .enrich import ENRICHERS
 from .install_causes import reread_pip_failures
 from .memory_causes import reread_handle_failures
+from .program_causes import read_program_causes
 from .templates import first, render, render_all
+from .tf_cuda_causes import read_tf_cuda
 from .wrapped import wrapped_pairs
 
 MAX_FINDINGS = 200  # distinct (code, subject) pairs kept; a log cannot make memory grow
@@ -212,7 +212,7 @@ class Explainer:
         findings = reread_pip_failures(findings, self.facts)
         findings = reread_handle_failures(findings, self.facts)
         findings = read_collect_env(findings, self.facts)
-        self.facts.update(wsl_from_smi_versions(self.facts))
+        self.facts.update(wsl_from_smi_versions(self.facts))  # a fact the context rules read below
         findings = read_driver_versions(findings, self.facts)
         findings = read_loaded_modules(findings, self.facts)
         findings = read_tf_cuda(findings, self.facts)

@@ -36,7 +36,7 @@ CUE_WORDS = 8  # shared words shown as the reason
 TOKEN_RE = re.compile(r"[a-z][a-z0-9_+.\-]{1,30}")
 # A host name (download.example.org) says where a file came from, not what failed; the memory
 # keeps no host names at all.
-HOST_RE = re.compile(r"(?:[a-z0-9-]+\.)+(?:org|com|net|io|dev|ai|cn|html?)")
+HOST_RE = re.compile(r"(?:[a-z0-9-]+\.)+(?:org|com|net|io|dev|ai|cn)")
 # A line that says something failed. The answer is only given for a log that has one which no
 # signature explains: a log of harmless warnings alone is healthy whatever it resembles.
 FAILURE_RE = re.compile(
