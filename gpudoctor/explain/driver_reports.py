@@ -49,9 +49,10 @@ def read_driver_versions(findings: List[Finding], facts: Dict[str, Any]) -> List
         title=f"The NVIDIA user-space driver ({dso}) and the kernel module ({kernel}) are different versions",
         fix=["Reboot (the new module loads at boot), or with no GPU process running reload it: `sudo rmmod nvidia_uvm "
              "nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia nvidia_uvm`.",
-             "If it comes back after every system update, hold the driver packages (Ubuntu: `sudo apt-mark hold` the "
-             "nvidia-driver-NNN packages) or let updates finish with a reboot; if a reboot does not help, `ldconfig -p "
-             "| grep libcuda` shows a second libcuda to remove."],
+             "If it comes back after every system update, the updates replace the driver's libraries without "
+             "reloading the module: reboot after them, or hold the NVIDIA packages (`apt-mark showmanual | grep -i "
+             "nvidia` lists them for `sudo apt-mark hold`).",
+             "If a reboot does not help, a second libcuda is found first: `ldconfig -p | grep libcuda`."],
         evidence={"source": "log", "libcuda_reported": dso, "kernel_reported": kernel,
                   "read_from": "TensorFlow's cuda_diagnostics"})
     rest = [replace(f, caused_by="nvml-driver-mismatch") if f.code in SYMPTOMS and f.caused_by is None else f
