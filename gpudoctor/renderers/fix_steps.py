@@ -19,6 +19,8 @@ COMMAND_WORDS = frozenset("""
     ls echo sh bash ln find grep ldd cat ps kill which env nvidia-ctk mkdir gpudoctor git ubuntu-drivers dkms update-alternatives singularity apptainer
 """.split())
 _CODE_SPAN = re.compile(r"`([^`]+)`")
+# What the reader must fill in: <index>, cuda-X.Y, python=3.X, "..."
+_PLACEHOLDER = re.compile(r"<[A-Za-z][\w -]*>|\bX\.Y\b|\b\d\.X\b|(?<![\w.])\.\.\.(?![\w.])")
 _TRAILING = re.compile(r"^[\s.,;:)]*$")
 
 
@@ -31,9 +33,10 @@ class FixStep:
 
 def is_command(text: str) -> bool:
     """Does this text start like a shell command (a known program, a path to one, VAR=value cmd)?
-    A template with a placeholder for the reader to fill in (`kill PID`) is not: it cannot run as is."""
+    A template with a placeholder for the reader to fill in (`kill PID`, `cuda-X.Y`, `<index>`) is not: it
+    cannot run as is."""
     words = text.split(" #", 1)[0].split()  # a trailing shell comment may say anything
-    if not words or any(re.fullmatch(r"[A-Z][A-Z_]+", w) for w in words[1:]):
+    if not words or any(re.fullmatch(r"[A-Z][A-Z_]+", w) for w in words[1:]) or _PLACEHOLDER.search(" ".join(words)):
         return False
     first = words[0]
     while "=" in first and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", first) and len(words) > 1:

@@ -1,5 +1,7 @@
 """A fix step split into the sentence to read and the commands to copy."""
 
+import pytest
+
 from gpudoctor.renderers.fix_steps import is_command, split_step
 
 
@@ -50,3 +52,15 @@ def test_command_closing_a_bracket_stays_in_the_sentence():
     step = "Use Python 3.7 for TensorFlow 1.14.0 (a new venv or conda env: `conda create -n tf python=3.7`)."
     parts = split_step(step)
     assert parts.prose == step and parts.commands == ["conda create -n tf python=3.7"]
+
+
+@pytest.mark.parametrize("text", ["export CUDA_VISIBLE_DEVICES=<index>", "conda create -n gpu python=3.X",
+                                  "export CUDA_HOME=/usr/local/cuda-X.Y", "docker run --gpus all <image> ..."])
+def test_a_template_the_reader_must_fill_in_is_not_a_command(text):
+    assert not is_command(text)
+
+
+def test_a_runnable_command_is_still_one():
+    assert is_command("export CUDA_HOME=/usr/local/cuda-12.4") and is_command('pip install -U "jax[cuda12]"')
+    step = split_step("Set it to the toolkit folder: `export CUDA_HOME=/usr/local/cuda-X.Y` (check `nvcc --version`).")
+    assert step.commands == ["nvcc --version"] and "cuda-X.Y" in step.prose
