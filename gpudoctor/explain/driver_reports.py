@@ -1,8 +1,9 @@
 """What the driver's own reports show when read together, across lines.
 
-Two versions of one driver (TensorFlow's CUDA diagnostics): when cuInit fails, TensorFlow (and XLA) print "libcuda reported version is: 384.111.0" and "kernel
-reported version is: 384.90.0" on separate lines, then the verdict "kernel version X does not match
-DSO version Y". A paste often stops before the verdict. Two different versions are the same finding:
+Two versions of one driver (TensorFlow's CUDA diagnostics): when cuInit fails, TensorFlow (and XLA)
+print "libcuda reported version is: 384.111.0" and "kernel reported version is: 384.90.0" on separate
+lines, then the verdict "kernel version X does not match DSO version Y". A paste often stops before the
+verdict. Two different versions are the same finding:
 the user-space driver and the loaded kernel module come from different driver releases (an upgrade
 without a reboot), and every later CUDA failure follows from it.
 
@@ -17,9 +18,10 @@ every CUDA program needs, while nvidia-smi (which does not) works.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List
 
 from ..codes import make_finding
+from ..compat.versions import vge
 from ..model import Finding
 
 # What CUDA reports when the user-space driver and the kernel module disagree
@@ -28,17 +30,14 @@ SYMPTOMS = ("no-visible-gpu", "cuda-init-failed", "driver-not-loaded", "libcuda-
 UVM_SYMPTOMS = ("cuda-init-failed", "no-visible-gpu", "framework-gpu-not-detected")
 
 
-def _release(version: str) -> Tuple[int, ...]:
-    """384.111.0 and 384.111 are one release: trailing zero fields do not count."""
-    parts = [int(p) for p in version.split(".") if p.isdigit()]
-    while parts and parts[-1] == 0:
-        parts.pop()
-    return tuple(parts)
+def _same_release(a: str, b: str) -> bool:
+    """384.111.0 and 384.111 are one release (zero-padded comparison both ways)."""
+    return vge(a, b) and vge(b, a)
 
 
 def read_driver_versions(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
     dso, kernel = str(facts.get("libcuda_reported", "")), str(facts.get("kernel_reported", ""))
-    if not dso or not kernel or _release(dso) == _release(kernel) or any(f.code == "nvml-driver-mismatch"
+    if not dso or not kernel or _same_release(dso, kernel) or any(f.code == "nvml-driver-mismatch"
                                                                          for f in findings):
         return findings
     finding = make_finding(
@@ -90,6 +89,6 @@ def read_loaded_modules(findings: List[Finding], facts: Dict[str, Any]) -> List[
 def wsl_from_smi_versions(facts: Dict[str, Any]) -> Dict[str, str]:
     """{"wsl_smi": ...} when nvidia-smi's header shows its own version and the driver's differing."""
     smi, driver = str(facts.get("smi_version", "")), str(facts.get("driver_version", ""))
-    if smi and driver and _release(smi) != _release(driver):
+    if smi and driver and not _same_release(smi, driver):
         return {"wsl_smi": f"NVIDIA-SMI {smi} with Driver Version {driver}"}
     return {}
