@@ -19,7 +19,7 @@ from .collect_env_causes import read_collect_env
 from .cuda_causes import and_cuda_hint, library_install_steps, merge_missing_libraries
 from .driver_reports import read_driver_versions, read_loaded_modules, wsl_from_smi_versions
 from .enrich import ENRICHERS
-from .install_causes import reread_pip_failures
+from .install_causes import reread_conda_python_conflicts, reread_pip_failures
 from .memory_causes import reread_handle_failures
 from .program_causes import read_program_causes
 from .templates import first, render, render_all
@@ -210,6 +210,7 @@ class Explainer:
         findings = _link_causes(findings, hits)
         findings = merge_missing_libraries(findings, self.facts)
         findings = reread_pip_failures(findings, self.facts)
+        findings = reread_conda_python_conflicts(findings, self.facts)
         findings = reread_handle_failures(findings, self.facts)
         findings = read_collect_env(findings, self.facts)
         self.facts.update(wsl_from_smi_versions(self.facts))  # a fact the context rules read below

@@ -21,6 +21,7 @@ import re
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Tuple
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from ..codes import make_finding
@@ -30,6 +31,7 @@ from ..compat.versions import major_minor
 from ..model import Finding
 
 SIGNATURE = "pip-no-matching-framework"
+CONDA_CONFLICT_SIGNATURE = "conda-unsatisfiable-framework"
 # Packages long published for Linux (and macOS) only: on Windows "from versions: none" is the OS.
 LINUX_FIRST = ("jax", "vllm", "triton", "deepspeed", "flash-attn", "flash_attn")
 # ==X, or an upper bound (<=X, <X): the release asked for is X or older
@@ -81,7 +83,9 @@ def _outside(python: str, pythons: Tuple[str, ...]) -> bool:
 
 
 def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: Optional[str],
-            other_platform: bool = False, stated: bool = True) -> Optional[Dict[str, str]]:
+            other_platform: bool = False, stated: bool = True,
+            saw: str = "no {pkg} file at all for this interpreter (from versions: none)") -> Optional[Dict[str, str]]:
+    saw = saw.format(pkg=pkg)
     if python:
         pythons = _pythons_of(pkg, requested)
         if pythons and major_minor(python) not in pythons:
@@ -93,13 +97,13 @@ def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: 
     if not offered and python and not requested and every and _outside(python, every) and not other_platform:
         # "(from versions: none)" for a table package: only a Python at the edge of what its releases
         # cover explains that no release at all offers a file (the newest minor had no wheel yet then)
-        return {"why": f"pip saw no {pkg} file at all for this interpreter (from versions: none), and the log shows "
+        return {"why": f"pip saw {saw}, and the log shows "
                        f"Python {python}, at or past the edge of the Pythons {pkg} releases publish wheels for "
                        f"({_span(every)}; the newest is supported only by the newest releases)", "pythons": ""}
     if not offered and python and stated and _pythons_of(pkg, requested) is None and not other_platform:
         # "(from versions: none)": no file fits this interpreter at all. The log states the Python
         # (and no 32-bit Python or other OS): the Python's version is what the release lacks.
-        return {"why": f"pip saw no {pkg} file at all for this interpreter (from versions: none), and the log shows "
+        return {"why": f"pip saw {saw}, and the log shows "
                        f"Python {python}: {pkg} publishes wheels only for a list of Python versions, and this one is "
                        f"not on it", "pythons": ""}
     if wanted is None or not offered or wanted in offered or other_platform:
@@ -129,7 +133,13 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
         requested = pinned.group("version") if pinned else None
         offered = [v for v in (_version(x) for x in str(f.evidence.get("versions", "")).split(",") if x.strip())
                    if v is not None]
+        saw = "no {pkg} file at all for this interpreter (from versions: none)"
         if pkg == "torch":  # torch 0.1.2 is the old placeholder sdist every platform without wheels sees
+            # a list the paste cut off ("... 0.1.2post2") still shows that only the placeholder was offered
+            cut = [v for v in (_version(x) for x in str(f.evidence.get("versions_cut", "")).split(",") if x.strip())
+                   if v is not None]
+            if (offered or cut) and all(v < Version("1.0") for v in offered + cut):
+                saw = "only torch's old 0.1.2 placeholder (no real release) for this interpreter"
             offered = [v for v in offered if v >= Version("1.0")]
         stated = facts.get("python_version")
         python = stated or python_from_paths(facts)
@@ -138,7 +148,7 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
             continue
         other_platform = (str(facts.get("conda_platform", "")).startswith("osx") or "macos" in pkg
                           or ("windows_platform" in facts and pkg.startswith(LINUX_FIRST)))
-        reason = _reason(pkg, requested, offered, str(python) if python else None, other_platform, bool(stated))
+        reason = _reason(pkg, requested, offered, str(python) if python else None, other_platform, bool(stated), saw)
         if reason is None:
             out.append(f)
             continue
@@ -153,5 +163,48 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
         detail = f"pip found no {wanted} for this interpreter: {reason['why']}."
         out.append(replace(make_finding("python-unsupported", detail, evidence={**f.evidence, "reread_from": f.code},
                                         fix=fix, title=f"{wanted} has no wheel for this Python"),
+                           caused_by=f.caused_by))
+    return out
+
+
+def _in_any_range(python: str, ranges: str) -> Optional[bool]:
+    """Whether a Python is inside one of conda's '|'-separated ranges ('>=3.10,<3.11.0a0|>=3.8,<3.9.0a0');
+    None when a range cannot be read."""
+    try:
+        version = Version(python)
+        return any(version in SpecifierSet(r.strip()) for r in ranges.split("|") if r.strip())
+    except (InvalidSpecifier, InvalidVersion):
+        return None
+
+
+def _pythons_in(ranges: str) -> str:
+    """conda's ranges as the Pythons they name: '>=3.10,<3.11.0a0|>=3.8,<3.9.0a0' is '3.8, 3.10'."""
+    names = []
+    for r in dict.fromkeys(r.strip() for r in ranges.split("|") if r.strip()):
+        one = re.fullmatch(r">=(\d+)\.(\d+),<(\d+)\.(\d+)\.0a0", r)
+        exact = one and one.group(1) == one.group(3) and int(one.group(4)) == int(one.group(2)) + 1
+        names.append(f"{one.group(1)}.{one.group(2)}" if one and exact else r)
+    return ", ".join(sorted(names, key=lambda n: [int(x) if x.isdigit() else 0 for x in re.split(r"[.,<>=]+", n) if x]))
+
+
+def reread_conda_python_conflicts(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
+    """conda's unsolvable environment, re-read as python-unsupported where its conflict report shows that
+    the framework's builds need other Pythons than the one the environment asks for."""
+    requested = facts.get("conda_requested_python")
+    pkg, ranges = facts.get("conda_conflict_pkg"), facts.get("conda_conflict_pythons")
+    if not (requested and pkg and ranges) or _in_any_range(str(requested), str(ranges)) is not False:
+        return findings
+    out = []
+    for f in findings:
+        if f.code != "no-matching-build" or f.evidence.get("signature") != CONDA_CONFLICT_SIGNATURE:
+            out.append(f)
+            continue
+        detail = (f"conda found no {pkg} build for Python {requested}: the solver's conflict report lists the Pythons "
+                  f"{pkg}'s builds in these channels need ({_pythons_in(str(ranges))}), and {requested} is in none of them.")
+        fix = [f"Create the environment with a Python from that list (e.g. `conda create -n gpu python=3.X {pkg}` "
+               f"with a 3.X the report names), or wait for (or pin) a {pkg} release built for Python {requested}."]
+        out.append(replace(make_finding("python-unsupported", detail, fix=fix,
+                                        evidence={**f.evidence, "reread_from": f.code},
+                                        title=f"conda has no {pkg} build for Python {requested}"),
                            caused_by=f.caused_by))
     return out
