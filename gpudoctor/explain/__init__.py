@@ -73,7 +73,8 @@ def explain_stream(stream: BinaryIO, name: str = "-", chunk_bytes: Optional[int]
         explainer.facts.setdefault(fact, value)
     diagnosis: Diagnosis = explainer.diagnose()
     findings = diagnosis.findings
-    if not any(names_a_problem(f) for f in findings):  # no line named a cause: the last resort
+    # no line named a cause: the last resort (not when a context rule read the whole log as harmless)
+    if not any(names_a_problem(f) or f.evidence.get("context_rule") for f in findings):
         guess = likely_cause(kept, explainer.reads, memory)
         if guess is not None:
             findings = rank([guess, *findings])

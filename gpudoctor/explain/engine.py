@@ -102,9 +102,15 @@ class Explainer:
         for kw in keywords:
             for sig in self.cat.by_keyword.get(kw, ()):
                 sigs[sig.id] = sig
+        read_sonames: Set[str] = set()  # a library a more specific signature has read on this line
         for sig in sorted(sigs.values(), key=lambda s: self.order[s.id]):
             for m in sig.regex.finditer(line):
-                self._match(sig, m.groupdict(), lineno, line)
+                groups = m.groupdict()
+                if sig.code == "@soname":
+                    if groups.get("soname") in read_sonames:
+                        break  # e.g. a dependency of an optional library, already noted as optional
+                    read_sonames.add(str(groups.get("soname")))
+                self._match(sig, groups, lineno, line)
                 if sig.kind != "fact":
                     break  # one finding per signature and line is enough
 
@@ -174,8 +180,11 @@ class Explainer:
             values.update(extra)
         code = values.pop("_code", None) or sig.code
         if values.pop("_optional", False):
-            self._note(f"optional:{values.get('soname', sig.id)}",
-                       f"{values.get('soname')} ({values.get('component')}) is missing; it is optional.", lineno, line)
+            wanted = values.get("wanted")
+            meaning = (f"{values.get('soname')} is missing, so the optional {wanted} cannot be loaded; nothing needs it."
+                       if wanted and wanted != values.get("soname")
+                       else f"{values.get('soname')} ({values.get('component')}) is missing; it is optional.")
+            self._note(f"optional:{values.get('soname', sig.id)}", meaning, lineno, line)
             return
         subject = render(sig.subject, values) if sig.subject else sig.id
         key = (code, subject)

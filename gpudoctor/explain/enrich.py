@@ -46,8 +46,12 @@ def soname(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Valu
     groups = {k: v for k, v in m.groupdict().items() if v}
     version = groups.get("version", "")
     major = version.split(".")[0] if version else ""
+    # a dependency of an optional library ("Could not load 'libnvinfer_plugin.so.6'; dlerror:
+    # libnvrtc.so.10.1: ...") is as optional as the library that was asked for
+    wanted = cat.soname_family(str(values.get("wanted") or ""))
+    optional = fam.optional or bool(wanted and wanted.optional)
     out: Values = dict(groups, version=version, major=major, component=fam.component.format(**groups)
-                       if "{" in fam.component else fam.component, _optional=fam.optional,
+                       if "{" in fam.component else fam.component, _optional=optional,
                        _code=fam.code, _fix=fam.fix)
     out["what"] = out["component"]
     if fam.library:
@@ -78,6 +82,17 @@ def cuda_error(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[
         return None
     if err.requires and err.requires not in line.lower() and values.get("err", "").lower() == err.message.lower():
         return None  # a generic message ("unknown error") outside any CUDA context
+    return {"err_number": err.number, "err_name": err.names, "err_message": err.message,
+            "err_meaning": err.meaning, "_code": err.code, "_fix": err.fix}
+
+
+def cuda_number(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
+    """An error given only by its number ("init failure: 999"): the table's reading when it has the number,
+    else the signature's own code stands."""
+    raw = str(values.get(arg) or "")
+    err = next((e for e in cat.cuda_errors if str(e.number) == raw), None)
+    if err is None:
+        return {}
     return {"err_number": err.number, "err_name": err.names, "err_message": err.message,
             "err_meaning": err.meaning, "_code": err.code, "_fix": err.fix}
 
@@ -164,6 +179,7 @@ def torch_oom(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[V
 ENRICHERS: Dict[str, Callable[[Catalogue, Values, str, str], Optional[Values]]] = {
     "soname": soname,
     "cuda_error": cuda_error,
+    "cuda_number": cuda_number,
     "cuda_int": cuda_int,
     "cudnn_int": cudnn_int,
     "cudnn_wheel": cudnn_wheel,

@@ -32,6 +32,9 @@ from ..model import Finding
 
 SIGNATURE = "pip-no-matching-framework"
 CONDA_CONFLICT_SIGNATURE = "conda-unsatisfiable-framework"
+# PyTorch 2.2.0's release notes: "PyTorch 2.2.x will be the last version that supports macOS x64"
+# (RFC https://github.com/pytorch/pytorch/issues/114602)
+INTEL_MAC_LAST = (2, 2)
 # Packages long published for Linux (and macOS) only: on Windows "from versions: none" is the OS.
 LINUX_FIRST = ("jax", "vllm", "triton", "deepspeed", "flash-attn", "flash_attn")
 # ==X, or an upper bound (<=X, <X): the release asked for is X or older
@@ -84,7 +87,8 @@ def _outside(python: str, pythons: Tuple[str, ...]) -> bool:
 
 def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: Optional[str],
             other_platform: bool = False, stated: bool = True,
-            saw: str = "no {pkg} file at all for this interpreter (from versions: none)") -> Optional[Dict[str, str]]:
+            saw: str = "no {pkg} file at all for this interpreter (from versions: none)",
+            wheel_platform: str = "") -> Optional[Dict[str, str]]:
     saw = saw.format(pkg=pkg)
     if python:
         pythons = _pythons_of(pkg, requested)
@@ -100,6 +104,13 @@ def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: 
         return {"why": f"pip saw {saw}, and the log shows "
                        f"Python {python}, at or past the edge of the Pythons {pkg} releases publish wheels for "
                        f"({_span(every)}; the newest is supported only by the newest releases)", "pythons": ""}
+    if not offered and python and stated and pkg == "torch" and wheel_platform and not other_platform:
+        # torch publishes wheels for every release on 64-bit Linux x86-64/aarch64, Windows x64 and macOS
+        # arm64: on such an interpreter "(from versions: none)" leaves only its Python version
+        return {"why": f"pip saw {saw}, on a 64-bit interpreter of a platform torch publishes wheels for "
+                       f"({wheel_platform}), and the log shows Python {python}: no torch release on this index has "
+                       f"a wheel for that Python version (too new for the releases then, or too old)",
+                "pythons": ""}
     if not offered and python and stated and _pythons_of(pkg, requested) is None and not other_platform:
         # "(from versions: none)": no file fits this interpreter at all. The log states the Python
         # (and no 32-bit Python or other OS): the Python's version is what the release lacks.
@@ -119,6 +130,19 @@ def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: 
         return {"why": f"the index has only older {pkg} releases for this Python, none of {requested}: this Python "
                        f"is older than {requested} supports{known}", "pythons": _span(pythons) if pythons else ""}
     return None
+
+
+def _intel_mac(f: Finding, newest: Version) -> Finding:
+    """torch's releases stop at 2.2.x for this interpreter: the one platform where they do is macOS on Intel."""
+    detail = (f"pip found torch releases up to {newest} for this interpreter and nothing newer: PyTorch 2.2 was the "
+              f"last release with wheels for macOS on Intel (x86_64) CPUs, so this is an Intel Mac (or an x86_64 "
+              f"Python running under Rosetta on Apple silicon).")
+    fix = [f"On an Intel Mac: pin torch {newest} (`pip install torch=={newest}` with the torchvision/torchaudio of "
+           "that release), or build a newer torch from source.",
+           "On Apple silicon: install a native arm64 Python (`python -c \"import platform; print(platform.machine())\"` "
+           "must print arm64), then install torch again."]
+    return replace(f, detail=detail, fix=fix, title="No torch wheel newer than 2.2 for macOS on Intel",
+                   evidence={**f.evidence, "newest_offered": str(newest)})
 
 
 def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
@@ -141,6 +165,11 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
             if (offered or cut) and all(v < Version("1.0") for v in offered + cut):
                 saw = "only torch's old 0.1.2 placeholder (no real release) for this interpreter"
             offered = [v for v in offered if v >= Version("1.0")]
+        wanted_version = _version(requested) if requested else None
+        if pkg == "torch" and offered and max(offered).release[:2] == INTEL_MAC_LAST and (
+                wanted_version is None or wanted_version > max(offered)) and not facts.get("apple_silicon"):
+            out.append(_intel_mac(f, max(offered)))
+            continue
         stated = facts.get("python_version")
         python = stated or python_from_paths(facts)
         if facts.get("python_bits") or facts.get("python_dir_bits"):  # a 32-bit Python gets no framework wheel at all
@@ -148,7 +177,11 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
             continue
         other_platform = (str(facts.get("conda_platform", "")).startswith("osx") or "macos" in pkg
                           or ("windows_platform" in facts and pkg.startswith(LINUX_FIRST)))
-        reason = _reason(pkg, requested, offered, str(python) if python else None, other_platform, bool(stated), saw)
+        wheel_platform = ("macOS on Apple silicon" if facts.get("apple_silicon")
+                          else "Windows, 64-bit runtime" if facts.get("python_runtime_bits") and "windows_platform" in facts
+                          else "")
+        reason = _reason(pkg, requested, offered, str(python) if python else None, other_platform, bool(stated), saw,
+                         wheel_platform)
         if reason is None:
             out.append(f)
             continue

@@ -23,9 +23,10 @@ def test_every_rule_is_sourced_and_names_catalogued_codes():
     rules = load_rules()
     assert {r.becomes for r in rules} == {"wsl-driver-misconfigured", "container-no-gpu-access", "no-visible-gpu",
                                           "cuda-init-failed", "platform-unsupported", "no-matching-build",
-                                          "gpu-memory-preallocated", "libcuda-missing", "conflicting-packages"}
+                                          "gpu-memory-preallocated", "libcuda-missing", "conflicting-packages",
+                                          "cpu-only-build", "no-nvidia-gpu"}
     assert all(r.source.startswith(("https://docs.nvidia.com/", "https://www.tensorflow.org/", "https://pytorch.org/",
-                                    "https://docs.jax.dev/"))
+                                    "https://docs.jax.dev/", "https://docs.docker.com/"))
                for r in rules)
 
 

@@ -144,7 +144,7 @@ def test_a_cpu_torch_requested_on_purpose_does_not_hide_the_companion_that_break
     ("ValueError: libnvrtc.so.*[0-9].*[0-9] not found in the system path", "cuda-library-missing"),
     ("RuntimeError: nvrtc: error: failed to open libnvrtc-builtins.so.11.1.", "cuda-library-missing"),
     ("RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (8, 3, 2) but linked against "
-     "(8, 0, 3)", "cudnn-version-mismatch"),
+     "(8, 0, 3)", "cudnn-unacceptable"),
     ('docker: Error response from daemon: error gathering device information while adding custom device '
      '"/dev/nvidia-uvm": lstat /dev/nvidia-uvm: no such file or directory.', "uvm-not-loaded"),
     ("Oct 14 07:35:56 pop-os nvidia-settings-autostart.desktop[2905]: ERROR: NVIDIA driver is not loaded",
