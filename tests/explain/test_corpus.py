@@ -49,9 +49,16 @@ def test_share_of_correct_root_causes():
     assert clean == len(clean_cases)
 
 
+def _only_the_last_resort_reads(case) -> bool:
+    """A known miss that only the last resort's vote among similar reports ever reads: the vote changes
+    as the memory of known reports grows, so its passing says nothing either way."""
+    return "last resort" in case["known_miss"]
+
+
 # A case with `known_miss` records a real log the signatures do not yet explain; strict, so it
-# fails (and must be updated) the day it is explained.
-@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=c["known_miss"]))
+# fails (and must be updated) the day it is explained (except where only the last resort reads it).
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(strict=not _only_the_last_resort_reads(c),
+                                                                          reason=c["known_miss"]))
                                   if c.get("known_miss") else c for c in CASES], ids=[c["id"] for c in CASES])
 def test_case(case):
     result = _explain(case)
