@@ -10,6 +10,7 @@ cudatoolkit, the toolkit collect_env or nvcc saw) and writes the install steps o
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .. import compat
@@ -165,6 +166,33 @@ def merge_missing_libraries(findings: List[Finding], facts: Dict[str, Any]) -> L
         return _merged(cuda, members, facts)
 
     return one_finding_per_cause(findings, cause_of, merge, merge_single=True)
+
+
+def reread_cudnn_major(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
+    """A missing cuDNN of one major where the log says another major is installed (libcudnn_ops_infer.so.8
+    missing, 'I have installed cudnn-9.2'): the installed cuDNN is the wrong major, not absent."""
+    stated = str(facts.get("cudnn_stated") or facts.get("env_cudnn") or "")
+    out = []
+    for f in findings:
+        wanted = str(f.evidence.get("major") or "")
+        if (f.code != "cudnn-missing" or not stated or not wanted.isdigit()
+                or stated.split(".")[0] == wanted):
+            out.append(f)
+            continue
+        renamed = (" (cuDNN 9 split libcudnn_ops_infer/cnn_infer into other libraries)"
+                   if stated.startswith("9") and wanted == "8" else "")
+        detail = (f"The program needs cuDNN {wanted} ({f.evidence.get('soname')}), and the log says cuDNN {stated} is "
+                  f"installed: each cuDNN major has its own file names (.so.{wanted}){renamed}, so the program cannot "
+                  f"use another major.")
+        wheel = (" (pip: `pip install \"nvidia-cudnn-cu12<9\"` in its environment, CUDA 11 builds: nvidia-cudnn-cu11)"
+                 if wanted == "8" else "")
+        fix = [f"Install cuDNN {wanted} next to it for this program{wheel}, or your distribution's cuDNN {wanted} "
+               f"package; or use a release of the program built for cuDNN {stated.split('.')[0]}."]
+        out.append(replace(make_finding("cudnn-version-mismatch", detail, fix=fix,
+                                        evidence={**f.evidence, "cudnn_stated": stated, "reread_from": f.code},
+                                        title=f"cuDNN {stated} is installed; the program needs cuDNN {wanted}"),
+                           caused_by=f.caused_by))
+    return out
 
 
 def _framework(members: Sequence[Finding], facts: Dict[str, Any]) -> Tuple[str, str]:

@@ -16,7 +16,7 @@ from ..model import Finding, Severity
 from .catalogue import Catalogue, Signature, load_catalogue
 from .context import apply_context
 from .collect_env_causes import read_collect_env
-from .cuda_causes import and_cuda_hint, library_install_steps, merge_missing_libraries
+from .cuda_causes import and_cuda_hint, library_install_steps, merge_missing_libraries, reread_cudnn_major
 from .driver_reports import read_driver_versions, read_loaded_modules, wsl_from_smi_versions
 from .enrich import ENRICHERS
 from .install_causes import reread_conda_python_conflicts, reread_pip_failures
@@ -218,6 +218,7 @@ class Explainer:
         findings = [self._finding(h) for h in hits]
         findings = _link_causes(findings, hits)
         findings = merge_missing_libraries(findings, self.facts)
+        findings = reread_cudnn_major(findings, self.facts)
         findings = reread_pip_failures(findings, self.facts)
         findings = reread_conda_python_conflicts(findings, self.facts)
         findings = reread_handle_failures(findings, self.facts)

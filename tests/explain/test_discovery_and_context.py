@@ -194,3 +194,37 @@ def test_jax_cpu_fallback_while_the_program_trains_is_harmless():
 def test_jax_cpu_fallback_alone_is_still_a_cpu_only_build():
     log = "An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. Falling back to cpu."
     assert first(log).code == "cpu-only-build"
+
+
+def test_the_drivers_ptx_jit_refusing_newer_ptx_is_the_driver_not_ptxas():
+    log = ("unknown CUDA error when building module for bounds program kernel CUDA_ERROR_UNSUPPORTED_PTX_VERSION log: "
+           "ptxas application ptx input, line 9; fatal   : Unsupported .version 8.5; current version is '8.4'")
+    assert [code for code, _ in causes(log)] == ["driver-too-old"]
+
+
+def test_a_standalone_ptxas_refusing_newer_ptx_is_ptxas():
+    assert first("ptxas fatal   : Unsupported .version 8.5; current version is '8.4'").code == "ptxas-too-old"
+
+
+XLA_SERIAL = ("W external/xla/xla/service/gpu/nvptx_compiler.cc:744] The NVIDIA driver's CUDA version is 12.2 which is "
+              "older than the ptxas CUDA version (12.3.107). Because the driver is older than the ptxas version, XLA is "
+              "disabling parallel compilation, which may slow down compilation.")
+
+
+def test_xla_serial_compilation_is_a_warning_until_jax_shows_it_uses_the_gpu():
+    assert (first(XLA_SERIAL).code, first(XLA_SERIAL).severity) == ("driver-too-old", Severity.WARNING)
+    working = XLA_SERIAL + "\njax.devices (1 total, 1 local): [cuda(id=0)]"
+    assert not [f for f in explain_text(working).findings if f.severity in (Severity.ERROR, Severity.WARNING)]
+
+
+MISSING_CUDNN8 = ("Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared "
+                  "object file: No such file or directory")
+
+
+def test_a_missing_cudnn_of_one_major_with_another_installed_is_a_mismatch():
+    f = first(MISSING_CUDNN8 + "\nI have installed cudnn-9.2 as per Nvidia's official instructions.")
+    assert f.code == "cudnn-version-mismatch" and "9.2" in f.title
+
+
+def test_a_missing_cudnn_with_the_same_major_installed_stays_missing():
+    assert first(MISSING_CUDNN8 + "\nI have installed cudnn 8.9.7").code == "cudnn-missing"
