@@ -16,10 +16,11 @@ from ..model import Finding, Severity
 from .catalogue import Catalogue, Signature, load_catalogue
 from .context import apply_context
 from .collect_env_causes import read_collect_env
+from .conda_causes import reread_conda_python_conflicts
 from .cuda_causes import and_cuda_hint, library_install_steps, merge_missing_libraries, reread_cudnn_major
 from .driver_reports import read_driver_versions, read_loaded_modules, wsl_from_smi_versions
 from .enrich import ENRICHERS
-from .install_causes import reread_conda_python_conflicts, reread_pip_failures
+from .install_causes import reread_pip_failures
 from .memory_causes import reread_handle_failures
 from .program_causes import read_program_causes
 from .templates import first, render, render_all

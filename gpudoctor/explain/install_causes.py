@@ -21,7 +21,6 @@ import re
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Tuple
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from ..codes import make_finding
@@ -31,7 +30,6 @@ from ..compat.versions import major_minor
 from ..model import Finding
 
 SIGNATURE = "pip-no-matching-framework"
-CONDA_CONFLICT_SIGNATURE = "conda-unsatisfiable-framework"
 # PyTorch 2.2.0's release notes: "PyTorch 2.2.x will be the last version that supports macOS x64"
 # (RFC https://github.com/pytorch/pytorch/issues/114602)
 INTEL_MAC_LAST = (2, 2)
@@ -199,45 +197,3 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
                            caused_by=f.caused_by))
     return out
 
-
-def _in_any_range(python: str, ranges: str) -> Optional[bool]:
-    """Whether a Python is inside one of conda's '|'-separated ranges ('>=3.10,<3.11.0a0|>=3.8,<3.9.0a0');
-    None when a range cannot be read."""
-    try:
-        version = Version(python)
-        return any(version in SpecifierSet(r.strip()) for r in ranges.split("|") if r.strip())
-    except (InvalidSpecifier, InvalidVersion):
-        return None
-
-
-def _pythons_in(ranges: str) -> str:
-    """conda's ranges as the Pythons they name: '>=3.10,<3.11.0a0|>=3.8,<3.9.0a0' is '3.8, 3.10'."""
-    names = []
-    for r in dict.fromkeys(r.strip() for r in ranges.split("|") if r.strip()):
-        one = re.fullmatch(r">=(\d+)\.(\d+),<(\d+)\.(\d+)\.0a0", r)
-        exact = one and one.group(1) == one.group(3) and int(one.group(4)) == int(one.group(2)) + 1
-        names.append(f"{one.group(1)}.{one.group(2)}" if one and exact else r)
-    return ", ".join(sorted(names, key=lambda n: [int(x) if x.isdigit() else 0 for x in re.split(r"[.,<>=]+", n) if x]))
-
-
-def reread_conda_python_conflicts(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
-    """conda's unsolvable environment, re-read as python-unsupported where its conflict report shows that
-    the framework's builds need other Pythons than the one the environment asks for."""
-    requested = facts.get("conda_requested_python")
-    pkg, ranges = facts.get("conda_conflict_pkg"), facts.get("conda_conflict_pythons")
-    if not (requested and pkg and ranges) or _in_any_range(str(requested), str(ranges)) is not False:
-        return findings
-    out = []
-    for f in findings:
-        if f.code != "no-matching-build" or f.evidence.get("signature") != CONDA_CONFLICT_SIGNATURE:
-            out.append(f)
-            continue
-        detail = (f"conda found no {pkg} build for Python {requested}: the solver's conflict report lists the Pythons "
-                  f"{pkg}'s builds in these channels need ({_pythons_in(str(ranges))}), and {requested} is in none of them.")
-        fix = [f"Create the environment with a Python from that list (e.g. `conda create -n gpu python=3.X {pkg}` "
-               f"with a 3.X the report names), or wait for (or pin) a {pkg} release built for Python {requested}."]
-        out.append(replace(make_finding("python-unsupported", detail, fix=fix,
-                                        evidence={**f.evidence, "reread_from": f.code},
-                                        title=f"conda has no {pkg} build for Python {requested}"),
-                           caused_by=f.caused_by))
-    return out
