@@ -15,12 +15,13 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from .. import compat
 from ..causes import one_finding_per_cause
-from ..codes import make_finding
+from ..codes import CATALOG, make_finding
 from ..compat.versions import vkey
 from ..fixes import CUDA_COMPONENTS, cuda_install_steps, known_pip, pip_wheel
-from ..model import Finding
+from ..model import Finding, Severity
 
 LIBRARY_CODES = ("cuda-library-missing", "cudnn-missing")
+UNNAMED_LIBRARIES = "tf-cannot-dlopen-gpu-libraries"
 # Signatures whose message means "the program asked for this soname and the loader did not find it".
 LOADER_SIGNATURES = ("tf-dso-loader-missing", "shared-object-missing", "cannot-find-library", "unable-to-load-any-of",
                      "cudnn-sublib-missing")
@@ -193,6 +194,17 @@ def reread_cudnn_major(findings: List[Finding], facts: Dict[str, Any]) -> List[F
                                         title=f"cuDNN {stated} is installed; the program needs cuDNN {wanted}"),
                            caused_by=f.caused_by))
     return out
+
+
+def unnamed_missing_libraries(findings: List[Finding]) -> List[Finding]:
+    """TensorFlow's 'Cannot dlopen some GPU libraries' with no line naming a library or another cause: the
+    missing CUDA libraries are the cause itself (TensorFlow 2.16's pip wheels it could not find, a log cut
+    above the dlopen lines), not a symptom of something else in the log."""
+    if any(f.severity == Severity.ERROR and f.caused_by is None and f.evidence.get("signature") != UNNAMED_LIBRARIES
+           for f in findings):
+        return findings
+    return [replace(f, code="cuda-library-missing", layer=CATALOG["cuda-library-missing"].layer)
+            if f.evidence.get("signature") == UNNAMED_LIBRARIES and f.caused_by is None else f for f in findings]
 
 
 def _framework(members: Sequence[Finding], facts: Dict[str, Any]) -> Tuple[str, str]:

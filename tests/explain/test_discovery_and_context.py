@@ -228,3 +228,19 @@ def test_a_missing_cudnn_of_one_major_with_another_installed_is_a_mismatch():
 
 def test_a_missing_cudnn_with_the_same_major_installed_stays_missing():
     assert first(MISSING_CUDNN8 + "\nI have installed cudnn 8.9.7").code == "cudnn-missing"
+
+
+TF_UNNAMED = ("W tensorflow/core/common_runtime/gpu/gpu_device.cc:2251] Cannot dlopen some GPU libraries. Please make "
+              "sure the missing libraries mentioned above are installed properly if you would like to use GPU.")
+
+
+def test_tensorflows_unnamed_missing_libraries_alone_are_the_cause():
+    f = first(TF_UNNAMED)
+    assert f.code == "cuda-library-missing" and f.caused_by is None
+
+
+def test_tensorflows_unnamed_missing_libraries_follow_a_named_cause():
+    log = ("Could not load dynamic library 'libcudnn.so.8'; dlerror: libcudnn.so.8: cannot open shared object file: "
+           "No such file or directory\n" + TF_UNNAMED)
+    result = explain_text(log)
+    assert [f.code for f in result.findings if f.caused_by is None and f.severity == Severity.ERROR] == ["cudnn-missing"]
