@@ -20,6 +20,8 @@ from ..codes import make_finding
 from ..model import Finding
 
 CONDA_CONFLICT_SIGNATURE = "conda-unsatisfiable-framework"
+
+
 def _in_any_range(python: str, ranges: str) -> Optional[bool]:
     """Whether a Python is inside one of conda's '|'-separated ranges ('>=3.10,<3.11.0a0|>=3.8,<3.9.0a0');
     None when a range cannot be read."""

@@ -196,4 +196,3 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
                                         fix=fix, title=f"{wanted} has no wheel for this Python"),
                            caused_by=f.caused_by))
     return out
-
