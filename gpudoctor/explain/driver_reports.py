@@ -49,8 +49,8 @@ def read_driver_versions(findings: List[Finding], facts: Dict[str, Any]) -> List
         fix=["Reboot (the new module loads at boot), or with no GPU process running reload it: `sudo rmmod nvidia_uvm "
              "nvidia_drm nvidia_modeset nvidia && sudo modprobe nvidia nvidia_uvm`.",
              "If it comes back after every system update, the updates replace the driver's libraries without "
-             "reloading the module: reboot after them, or hold the NVIDIA packages (`apt-mark showmanual | grep -i "
-             "nvidia` lists them for `sudo apt-mark hold`).",
+             "reloading the module: reboot after them, or hold the NVIDIA packages: `apt-mark showmanual | grep -i "
+             "nvidia` lists them, then `sudo apt-mark hold <those package names>`.",
              "If a reboot does not help, a second libcuda is found first: `ldconfig -p | grep libcuda`."],
         evidence={"source": "log", "libcuda_reported": dso, "kernel_reported": kernel,
                   "read_from": "TensorFlow's cuda_diagnostics"})

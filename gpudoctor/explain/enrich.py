@@ -12,7 +12,7 @@ import re
 from typing import Any, Callable, Dict, Optional
 
 from ..units import in_mib
-from .catalogue import Catalogue
+from .catalogue import Catalogue, CudaError
 from ..versions import cuda_version_parts
 
 Values = Dict[str, Any]
@@ -82,6 +82,11 @@ def cuda_error(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[
         return None
     if err.requires and err.requires not in line.lower() and values.get("err", "").lower() == err.message.lower():
         return None  # a generic message ("unknown error") outside any CUDA context
+    return _error_values(err)
+
+
+def _error_values(err: CudaError) -> Values:
+    """What a CUDA error table entry gives a finding: its names, message, meaning, code and fix."""
     return {"err_number": err.number, "err_name": err.names, "err_message": err.message,
             "err_meaning": err.meaning, "_code": err.code, "_fix": err.fix}
 
@@ -91,10 +96,7 @@ def cuda_number(cat: Catalogue, values: Values, line: str, arg: str) -> Optional
     else the signature's own code stands."""
     raw = str(values.get(arg) or "")
     err = next((e for e in cat.cuda_errors if str(e.number) == raw), None)
-    if err is None:
-        return {}
-    return {"err_number": err.number, "err_name": err.names, "err_message": err.message,
-            "err_meaning": err.meaning, "_code": err.code, "_fix": err.fix}
+    return {} if err is None else _error_values(err)
 
 
 def cuda_int(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
