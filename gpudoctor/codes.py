@@ -248,8 +248,9 @@ CATALOG: Dict[str, CodeInfo] = {
            "JIT-compiled ('no kernel image is available for execution on the device').",
            "Compares the GPU's compute capability with the build's arch list: torch.cuda.get_arch_list() live, "
            "else the fat binaries (.nv_fatbin headers) of its installed CUDA library and of the cuBLAS/cuDNN it "
-           "loads, build_info.py, the compat tables, or the GPU generation table (a CUDA 12 build has no Kepler "
-           "kernels: CUDA 12 toolkits no longer build for them).",
+           "loads, build_info.py, the compat tables (an arch list, or for torch 2.8-2.10 variants with none sourced, the "
+           "release's own supported range: a GPU below it has no kernels), or the GPU generation table (a CUDA 12 "
+           "build has no Kepler kernels: CUDA 12 toolkits no longer build for them).",
            "Install a build that supports this GPU (named in the fix), or learn that none is known; never a "
            "driver the GPU cannot take (a Kepler GPU's last driver branch is R470)."),
         _c("python-unsupported", L.COMPATIBILITY, E, "This Python version is not supported by the framework release",

@@ -87,6 +87,16 @@ def _tensorflow(version: str, os: str) -> Dict[str, Any]:
     return out
 
 
+def _arch_cell(variant: Dict[str, Any]) -> str:
+    """The arch list; where none is sourced, the supported range PyTorch states (not a list of kernels)."""
+    if variant["arch_list"]:
+        return " ".join(variant["arch_list"])
+    if variant["capability_range"]:
+        low, high = variant["capability_range"]
+        return f"list unknown; supports {low} to {high}"
+    return "unknown"
+
+
 def _torch(version: str, os: str) -> Dict[str, Any]:
     r = C.torch_release(version)
     newer = _newer("torch", version, "PyTorch") if r is None else None
@@ -96,6 +106,8 @@ def _torch(version: str, os: str) -> Dict[str, Any]:
         raise _Unknown(f"PyTorch {version} is not in the tables")
     variants = [{"name": v.name, "cuda": v.cuda, "cudnn": v.cudnn, "experimental": v.experimental,
                  "arch_list": list(v.arch_list) or None, "arch_source": v.arch_source or None,
+                 "capability_range": list(v.capability_range) or None,
+                 "capability_range_source": v.capability_range_source or None,
                  "command": C.pip_command(r, v), "source": v.source}
                 for v in r.variants]
     return {"query": "torch", "version": r.version, "python": list(r.python), "default_variant": r.default_variant,
@@ -182,7 +194,7 @@ def _render(ans: Dict[str, Any]) -> None:
         t = Table("variant", "CUDA", "cuDNN", "arch list")
         for v in ans["variants"]:
             t.add_row(Text(v["name"] + (" (exp.)" if v["experimental"] else "")), v["cuda"], v["cudnn"] or "?",
-                      Text(" ".join(v["arch_list"]) if v["arch_list"] else "unknown"))
+                      Text(_arch_cell(v)))
         con.print(t)
         # commands on lines of their own, outside the table's borders, so that selecting one copies it whole
         for v in ans["variants"]:
@@ -191,6 +203,8 @@ def _render(ans: Dict[str, Any]) -> None:
             con.print(f"    source: {v['source']}", markup=False, soft_wrap=True, style="dim")
             if v["arch_source"]:
                 con.print(f"    arch list: {v['arch_source']}", markup=False, soft_wrap=True, style="dim")
+            if v["capability_range_source"]:
+                con.print(f"    supported range: {v['capability_range_source']}", markup=False, soft_wrap=True, style="dim")
     elif q == "cuda":
         con.print(f"[bold]CUDA {ans['version']}[/bold]")
         for o in ("linux", "windows"):

@@ -115,9 +115,13 @@ class TorchVariant(_Row):
     cudnn: Optional[str] = None  # bundled/pinned cuDNN, when a source states it
     arch_list: Tuple[str, ...] = ()  # TORCH_CUDA_ARCH_LIST entries, "8.0", "12.0+PTX"; empty = unknown
     arch_source: str = ""
+    # Where no arch list is sourced: the lowest and highest compute capability PyTorch's own release
+    # says this variant supports (torch/cuda/__init__.py's CUDA_ARCHES_SUPPORTED, 2.8-2.10).
+    capability_range: Tuple[str, ...] = ()
+    capability_range_source: str = ""
     experimental: bool = False
     command: str = ""  # the install command a source gives, when it is not the --index-url form
-    _versions = ("cuda",)
+    _versions = ("cuda", "capability_range")
 
     @property
     def index_url(self) -> str:

@@ -172,9 +172,11 @@ def arch_entries_run_on(entries: Sequence[str], compute_capability: str) -> Opti
 
 
 def variant_runs_on(variant: TorchVariant, compute_capability: str) -> Optional[bool]:
-    """Does a torch variant carry kernels for this GPU (see arch_entries_run_on); None when its arch
-    list is unknown."""
-    return arch_entries_run_on(variant.arch_list, compute_capability)
+    """Does a torch variant carry kernels for this GPU (see arch_entries_run_on)? Without an arch list,
+    a GPU below the variant's supported range is a no; anything else is unknown (None)."""
+    if variant.arch_list or not variant.capability_range or not is_dotted(compute_capability):
+        return arch_entries_run_on(variant.arch_list, compute_capability)
+    return False if vkey(compute_capability) < vkey(variant.capability_range[0]) else None
 
 
 # -- GPUs ------------------------------------------------------------------------------------

@@ -105,8 +105,20 @@ def gpu_arch_unsupported(facts: Facts, prior: Prior) -> Iterable[Finding]:
             yield _generation_finding(fw, facts, blocked, entries)
         elif gpus:
             yield _arch_finding(fw, facts, gpus, entries, where)
+        elif not entries and _below_supported_range(fw, facts):
+            yield _arch_finding(fw, facts, _below_supported_range(fw, facts), [], "")
         else:
             yield from _library_arch_findings(fw, facts)
+
+
+def _below_supported_range(fw: FrameworkFacts, facts: Facts) -> List[NvmlGpu]:
+    """GPUs below the compute capability range a torch variant with no sourced arch list supports."""
+    if fw.name != "torch":
+        return []
+    _, variant = torch_variant(fw)
+    if variant is None or not variant.capability_range:
+        return []
+    return [g for g in facts.gpus if g.compute_capability and compat.variant_runs_on(variant, g.compute_capability) is False]
 
 
 def _loaded_copy(facts: Facts, family: str, soname: str) -> Optional[LibraryCopy]:
@@ -204,9 +216,17 @@ def _no_build_statement(fw: FrameworkFacts, gpu: NvmlGpu, ceiling: Optional[comp
 def _arch_finding(fw: FrameworkFacts, facts: Facts, gpus: List[NvmlGpu], entries: List[str], where: str) -> Finding:
     listing = ", ".join(f"GPU {g.index} {g.name or ''} (compute capability {g.compute_capability})" for g in gpus)
     newest_cc = max(vkey(g.compute_capability) for g in gpus)
-    detail = (f"{label(fw)} carries kernels for {' '.join(entries)} ({where}), none of which runs on {listing}: "
-              "no SASS for that architecture and no older PTX to JIT-compile. Work on it fails with 'no kernel "
-              "image is available for execution on the device'.")
+    if entries:
+        detail = (f"{label(fw)} carries kernels for {' '.join(entries)} ({where}), none of which runs on {listing}: "
+                  "no SASS for that architecture and no older PTX to JIT-compile. Work on it fails with 'no kernel "
+                  "image is available for execution on the device'.")
+    else:  # no sourced list: the release's own supported range rules these GPUs out
+        variant = torch_variant(fw)[1]
+        low, high = variant.capability_range if variant else ("?", "?")
+        detail = (f"{label(fw)} supports compute capability {low} to {high} only (CUDA_ARCHES_SUPPORTED in that "
+                  f"release's own torch/cuda/__init__.py, from gpudoctor's compat table), and {listing} is below it: the build has "
+                  "no kernels for it. torch warns that it no longer supports this GPU, and work on it fails with "
+                  "'no kernel image is available for execution on the device'.")
     fix: List[str] = []
     step = _newest_build_step(fw, facts, gpus[0].compute_capability)
     if step:
@@ -218,8 +238,11 @@ def _arch_finding(fw: FrameworkFacts, facts: Facts, gpus: List[NvmlGpu], entries
     else:
         fix.append(f"{fw.display_name} publishes one GPU build per release: use a release built for this GPU, "
                    "or build from source for its compute capability.")
+    variant = None if entries else torch_variant(fw)[1]
     return make_finding("gpu-arch-unsupported", detail, fix=fix, evidence={
         "framework": fw.name, "version": fw.static.version, "arch_list": entries,
+        **({"capability_range": list(variant.capability_range), "source": variant.capability_range_source}
+           if variant else {}),
         "gpus": [{"index": g.index, "name": g.name, "compute_capability": g.compute_capability} for g in gpus]})
 
 

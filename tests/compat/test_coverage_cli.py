@@ -94,3 +94,15 @@ def test_check_with_a_torch_newer_than_the_tables_says_so_and_guesses_nothing(la
     codes = {f["code"] for f in report["findings"]}
     assert not codes & {"python-unsupported", "gpu-arch-unsupported", "driver-too-old"}
     assert not any("PyTorch 2.15" in step for f in report["findings"] for step in f["fix"])
+
+
+def test_torch_280_gives_each_variant_a_list_or_the_releases_own_supported_range():
+    rc, d = compat_json("torch", "2.8.0")
+    assert rc == 0
+    by = {v["name"]: v for v in d["variants"]}
+    assert by["cu128"]["arch_list"][0] == "7.0" and by["cu128"]["capability_range"] is None
+    assert by["cu129"]["arch_list"] is None and by["cu129"]["capability_range"] == ["7.0", "12.0"]
+    assert by["cu126"]["capability_range"] == ["5.0", "9.0"]
+    assert "CUDA_ARCHES_SUPPORTED" in by["cu129"]["capability_range_source"]
+    text = compat_text("torch", "2.8.0")
+    assert "list unknown; supports 7.0 to 12.0" in text and "supported range: wheel torch-2.8.0" in text

@@ -103,3 +103,18 @@ def test_cudnn_support():
     pk = C.cudnn_cuda_support("9.10.2")
     assert pk[0].cuda_major == 12 and "12.9" in pk[0].cuda
     assert C.cudnn_cuda_support("7.0.5") == ()
+
+
+def test_a_supported_range_rules_out_only_gpus_below_it():
+    cu129 = C.torch_release("2.8.0").variant("cu129")
+    assert cu129.arch_list == () and cu129.capability_range == ("7.0", "12.0")
+    assert C.variant_runs_on(cu129, "6.1") is False  # below the range: torch itself refuses it
+    assert C.variant_runs_on(cu129, "8.6") is None  # inside it: the kernels are still unknown
+    assert C.variant_runs_on(cu129, "12.1") is None
+
+
+def test_the_plain_wheels_of_2_11_to_2_14_are_the_cu130_variant():
+    for version in ("2.11.0", "2.12.0", "2.12.1", "2.13.0", "2.14.0", "2.14.1"):
+        release = C.torch_release(version)
+        assert release.default_variant == "cu130", version
+        assert C.pip_command(release, release.variant("cu130")) == f"pip install torch=={version}"

@@ -174,3 +174,28 @@ def test_fixes_for_another_interpreter_install_with_that_interpreters_pip():
     commands = [step for code in ("driver-too-old", "recommendation") for step in finding(facts, code).fix
                 if "install torch" in step]
     assert commands and all("/envs/train/bin/python -m pip install torch" in step for step in commands)
+
+
+def gtx_1070_with(torch_version, cuda, driver="580.65.06", driver_cuda=13000):
+    # No live arch list and no fat binaries read: only the compat table can say what the build carries.
+    facts = with_framework(gpu_machine(count=1, name="NVIDIA GeForce GTX 1070", cc="6.1", driver=driver,
+                                       cuda=driver_cuda), "torch", torch_version, cuda=cuda)
+    facts.system.python_version = "3.12.3"
+    return facts
+
+
+def test_pascal_gpu_below_the_supported_range_of_a_variant_with_no_sourced_arch_list():
+    # torch 2.8.0's own torch/cuda/__init__.py: CUDA_ARCHES_SUPPORTED "12.9": {"min": 70, "max": 120}
+    found = finding(gtx_1070_with("2.8.0+cu129", "12.9"), "gpu-arch-unsupported")
+    assert "supports compute capability 7.0 to 12.0 only" in found.detail
+    assert "GTX 1070 (compute capability 6.1) is below it" in found.detail
+    assert "CUDA_ARCHES_SUPPORTED" in found.detail and found.evidence["capability_range"] == ["7.0", "12.0"]
+    assert "torch-2.8.0-cp312-cp312-manylinux_2_28_x86_64.whl" in found.evidence["source"]
+    # the fix is a build whose sourced arch list has Pascal kernels (6.0 SASS runs on 6.1), never a range-only one
+    assert "(cu126)" in found.fix[0] and "pip install torch==" in found.fix[0]
+    assert "torch==2.8.0 " not in found.fix[0]
+
+
+def test_a_gpu_inside_the_supported_range_is_not_called_unsupported_without_a_list():
+    # 2.8.0 cu126 supports 5.0 to 9.0 by its own table, but no list is sourced: no verdict either way
+    assert "gpu-arch-unsupported" not in problems(gtx_1070_with("2.8.0+cu126", "12.6"))
