@@ -280,3 +280,55 @@ def _tensorflow_for(cuda: str) -> List[str]:
     package = newest.package.replace("_", "-")
     return [f"Or use a TensorFlow built for the CUDA {cuda} you have ({span}, tested with cuDNN {newest.cudnn}): "
             f"`pip install \"{package}=={newest.version}\"` (Python {', '.join(newest.python)})."]
+
+
+# -- a CUDA runtime of another major than the installed torch's --------------------------------
+
+OTHER_FRAMEWORK_FACTS = ("tf_version", "tf_cuda", "tf_cudnn", "tf_gpu_check", "jax_cuda_install", "jax_cuda_devices")
+# CUDA toolkit libraries a compiled extension links against (not cuDNN or NCCL, whose majors are not CUDA's)
+_TOOLKIT_SONAME = re.compile(r"^lib(?:cudart|cublas|cublasLt|cufft|curand|cusparse|cusolver|nvrtc|nvToolsExt|nvJitLink)"
+                             r"\.so\.(\d+)")
+
+
+def torch_cuda_major(facts: Dict[str, Any]) -> Optional[str]:
+    """The CUDA major of the torch build the log shows: collect_env's 'CUDA used to build PyTorch', a
+    '+cu121' local version, or the .../whl/cu121 index it was installed from."""
+    built = str(facts.get("torch_cuda") or "")
+    if re.fullmatch(r"\d+\.\d+", built):
+        return built.split(".")[0]
+    local = re.search(r"\+cu(\d{2,3})$", str(facts.get("torch_version") or ""))
+    index = str(facts.get("torch_index_cuda") or "")
+    digits = local.group(1) if local else index if index.isdigit() else ""
+    return digits[:-1] or None
+
+
+def reread_foreign_cuda_runtime(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
+    """A CUDA library of one major missing where the log shows a torch built for another major, and no
+    other framework: torch loads its own CUDA runtime, so the library is asked for by a compiled package
+    built for the other CUDA (a flash-attn wheel for CUDA 11 beside a cu121 torch)."""
+    torch_major = torch_cuda_major(facts)
+    if not torch_major or any(facts.get(k) for k in OTHER_FRAMEWORK_FACTS):
+        return findings
+    out = []
+    for f in findings:
+        m = _TOOLKIT_SONAME.match(str(f.evidence.get("soname") or ""))
+        if f.code in ("cuda-library-missing", "cuda-version-mismatch") and m and m.group(1) != torch_major \
+                and f.evidence.get("signature") in LOADER_SIGNATURES and f.evidence.get("signature") != "tf-dso-loader-missing":
+            f = _foreign_runtime_finding(f, m.group(1), torch_major)
+        out.append(f)
+    return out
+
+
+def _foreign_runtime_finding(f: Finding, wanted: str, torch_major: str) -> Finding:
+    soname = f.evidence.get("soname")
+    detail = (f"{soname} (CUDA {wanted}) cannot be loaded, and the torch in this environment is built for CUDA "
+              f"{torch_major}: torch brings and loads its own CUDA {torch_major} runtime, so what asks for {soname} is "
+              f"another compiled package (flash-attn, xformers, bitsandbytes, a project's own extension) built for "
+              f"CUDA {wanted} and an older torch.")
+    fix = [f"Install that package's build for this torch and CUDA {torch_major} (`python -c \"import torch; "
+           "print(torch.__version__, torch.version.cuda)\"`): prebuilt wheels such as flash-attn's and xformers' name the "
+           "torch and CUDA they were built for; or rebuild it here against this torch: "
+           "`pip install --no-build-isolation --no-cache-dir --force-reinstall <package>`.",
+           f"Do not install the CUDA {wanted} runtime to satisfy it: the extension must match the torch it runs with."]
+    return make_finding("conflicting-packages", detail, evidence={**f.evidence, "torch_cuda_major": torch_major},
+                        fix=fix, title=f"A package built for CUDA {wanted} beside a torch built for CUDA {torch_major}")

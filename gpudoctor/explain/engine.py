@@ -18,7 +18,7 @@ from .context import apply_context
 from .collect_env_causes import read_collect_env
 from .conda_causes import reread_conda_python_conflicts
 from .cuda_causes import (and_cuda_hint, library_install_steps, merge_missing_libraries, reread_cudnn_major,
-                          unnamed_missing_libraries)
+                          reread_foreign_cuda_runtime, unnamed_missing_libraries)
 from .driver_reports import read_driver_versions, read_loaded_modules, wsl_from_smi_versions
 from .enrich import ENRICHERS
 from .install_causes import reread_pip_failures
@@ -222,6 +222,7 @@ class Explainer:
         findings = merge_missing_libraries(findings, self.facts)
         findings = reread_cudnn_major(findings, self.facts)
         findings = unnamed_missing_libraries(findings)
+        findings = reread_foreign_cuda_runtime(findings, self.facts)
         findings = reread_pip_failures(findings, self.facts)
         findings = reread_conda_python_conflicts(findings, self.facts)
         findings = reread_handle_failures(findings, self.facts)

@@ -130,6 +130,18 @@ def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: 
     return None
 
 
+def _unstated_python_on_windows(pkg: str, requested: Optional[str], offered: List[Version], python: Any,
+                                facts: Dict[str, Any], saw: str) -> Optional[Dict[str, str]]:
+    """torch's "(from versions: none)" on Windows with no Python in the log: every torch release has 64-bit
+    Windows wheels, so the interpreter is what none fits, most often a Python newer than the index's releases."""
+    if pkg != "torch" or requested or offered or python or "windows_platform" not in facts:
+        return None
+    return {"why": f"pip saw {saw}, on Windows, where every torch release publishes 64-bit wheels: this interpreter "
+                   "is what no wheel fits, most often a Python newer than the releases on this index support (or a "
+                   "32-bit Python: `python -c \"import struct; print(struct.calcsize('P') * 8)\"` prints 32)",
+            "pythons": ""}
+
+
 def _intel_mac(f: Finding, newest: Version) -> Finding:
     """torch's releases stop at 2.2.x for this interpreter: the one platform where they do is macOS on Intel."""
     detail = (f"pip found torch releases up to {newest} for this interpreter and nothing newer: PyTorch 2.2 was the "
@@ -179,7 +191,7 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
                           else "Windows, 64-bit runtime" if facts.get("python_runtime_bits") and "windows_platform" in facts
                           else "")
         reason = _reason(pkg, requested, offered, str(python) if python else None, other_platform, bool(stated), saw,
-                         wheel_platform)
+                         wheel_platform) or _unstated_python_on_windows(pkg, requested, offered, python, facts, saw)
         if reason is None:
             out.append(f)
             continue

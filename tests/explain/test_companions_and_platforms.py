@@ -1,0 +1,120 @@
+"""Readings added from the blind and training sets of stop 19: a compiled package built for another CUDA
+than the torch beside it, bitsandbytes without a CUDA library for this CUDA or platform, TensorFlow's CUDA
+warnings on an AMD ROCm machine, torch's '(from versions: none)' on Windows with no Python in the log.
+Each reading is checked next to the log that must not get it."""
+
+from __future__ import annotations
+
+from gpudoctor.explain import explain_text
+from gpudoctor.model import Severity
+
+
+def first(text: str):
+    return explain_text(text).findings[0]
+
+
+def errors(text: str):
+    return [f.code for f in explain_text(text).findings if f.severity == Severity.ERROR]
+
+
+CUDART_11 = "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory"
+CU121_INSTALL = ("pip install torch==2.2.2 torchvision==0.17.2 --index-url https://example.invalid/whl/cu121\n"
+                 "pip install flash-attn\n")
+
+
+def test_a_cuda_11_runtime_missing_beside_a_cu121_torch_is_a_package_built_for_cuda_11():
+    f = first(CU121_INSTALL + "RuntimeError: Failed to import transformers.models.mistral.modeling_mistral because "
+              "of the following error (look up to see its traceback):\n" + CUDART_11)
+    assert f.code == "conflicting-packages" and f.severity == Severity.ERROR
+    assert "CUDA 11" in f.title and "CUDA 12" in f.title
+    assert f.evidence["torch_cuda_major"] == "12"
+    assert any("Do not install the CUDA 11 runtime" in step for step in f.fix)
+
+
+def test_the_same_missing_runtime_with_a_cu11_torch_is_the_library_itself():
+    log = CU121_INSTALL.replace("cu121", "cu118") + CUDART_11
+    assert first(log).code == "cuda-library-missing"
+
+
+def test_the_same_missing_runtime_beside_tensorflow_is_tensorflows():
+    log = CU121_INSTALL + "TensorFlow version: 2.10.0\n" + CUDART_11
+    assert "conflicting-packages" not in errors(log)
+
+
+def test_a_cuda_extension_module_asking_for_another_runtime_names_the_package():
+    log = "---> 10 import flash_attn_2_cuda as flash_attn_cuda\n" + CUDART_11
+    f = first(log)
+    assert f.code == "conflicting-packages" and "flash_attn" in f.title
+
+
+def test_the_runtime_missing_with_no_extension_in_the_log_is_the_library():
+    assert first("import torch\n" + CUDART_11).code == "cuda-library-missing"
+
+
+BNB_SETUP = """RuntimeError:
+CUDA Setup failed despite GPU being available. Please run the following command to get more information:
+python -m bitsandbytes
+bin D:\\gpt\\venv\\lib\\site-packages\\bitsandbytes\\libbitsandbytes_cuda123.dll
+CUDA SETUP: Detected CUDA version 123
+"""
+
+
+def test_bitsandbytes_without_a_cuda_library_of_its_own_is_its_release():
+    f = first(BNB_SETUP)
+    assert f.code == "conflicting-packages" and "bitsandbytes" in f.title
+    assert any("pip install -U bitsandbytes" in step for step in f.fix)
+
+
+def test_bitsandbytes_naming_the_missing_library():
+    f = first("CUDA SETUP: Required library version not found: libbitsandbytes_cuda118.so. Maybe you need to compile "
+              "it from source?")
+    assert f.code == "conflicting-packages" and "libbitsandbytes_cuda118.so" in f.title
+
+
+def test_bitsandbytes_setup_failure_after_a_missing_driver_library_is_its_symptom():
+    log = ("CUDA SETUP: WARNING! libcuda.so not found! Do you have a CUDA driver installed?\n" + BNB_SETUP)
+    findings = explain_text(log).findings
+    assert findings[0].code == "libcuda-missing"
+    assert next(f for f in findings if f.code == "conflicting-packages").caused_by == "libcuda-missing"
+
+
+TF_DSO = ("2023-04-26 14:43:08.125994: W tensorflow/compiler/xla/stream_executor/platform/default/dso_loader.cc:64] "
+          "Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared object "
+          "file: No such file or directory; LD_LIBRARY_PATH: {path}")
+
+
+def test_tensorflows_cuda_warnings_on_a_rocm_machine_are_not_an_error():
+    log = TF_DSO.format(path="/opt/rocm/lib64:/opt/rocm/lib:/opt/rocm/hip/lib")
+    assert errors(log) == []
+    assert first(log).severity == Severity.INFO and "ROCm" in first(log).title
+
+
+def test_the_same_warning_with_cuda_paths_is_still_the_missing_library():
+    assert errors(TF_DSO.format(path="/usr/lib/x86_64-linux-gnu")) == ["cuda-library-missing"]
+
+
+def test_a_rocm_path_beside_an_nvidia_gpu_does_not_silence_cuda():
+    log = TF_DSO.format(path="/opt/rocm/lib") + "\n|   0  NVIDIA GeForce RTX 3090    Off |"
+    assert "cuda-library-missing" in errors(log)
+
+
+WINDOWS_NONE = """(env) C:\\Users\\user>pip3 install torch torchvision torchaudio --index-url https://example.invalid/whl/cu121
+ERROR: Could not find a version that satisfies the requirement torch (from versions: none)
+ERROR: No matching distribution found for torch
+"""
+
+
+def test_torch_from_versions_none_on_windows_with_no_python_stated_is_the_python():
+    f = first(WINDOWS_NONE)
+    assert f.code == "python-unsupported"
+    assert "every torch release publishes 64-bit wheels" in f.detail and "32" in f.detail
+
+
+def test_the_same_on_a_32_bit_python_stays_no_matching_build():
+    log = "Python 3.8.10 (tags/v3.8.10) [MSC v.1928 32 bit (Intel)] on win32\n" + WINDOWS_NONE
+    assert first(log).code == "no-matching-build"
+
+
+def test_the_same_without_any_sign_of_windows_says_no_more_than_the_log():
+    log = WINDOWS_NONE.replace("(env) C:\\Users\\user>", "$ ")
+    assert first(log).code == "no-matching-build"
