@@ -172,18 +172,21 @@ def merge_missing_libraries(findings: List[Finding], facts: Dict[str, Any]) -> L
 def reread_cudnn_major(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
     """A missing cuDNN of one major where the log says another major is installed (libcudnn_ops_infer.so.8
     missing, 'I have installed cudnn-9.2'): the installed cuDNN is the wrong major, not absent."""
-    stated = str(facts.get("cudnn_stated") or facts.get("env_cudnn") or "")
+    listed = _as_list(facts.get("ldconfig_cudnn"))  # the majors `ldconfig -p` lists
     out = []
     for f in findings:
         wanted = str(f.evidence.get("major") or "")
+        stated = str(facts.get("cudnn_stated") or facts.get("env_cudnn")
+                     or (max(listed, key=int) if listed and wanted not in listed else ""))
         if (f.code != "cudnn-missing" or not stated or not wanted.isdigit()
                 or stated.split(".")[0] == wanted):
             out.append(f)
             continue
         renamed = (" (cuDNN 9 split libcudnn_ops_infer/cnn_infer into other libraries)"
                    if stated.startswith("9") and wanted == "8" else "")
-        detail = (f"The program needs cuDNN {wanted} ({f.evidence.get('soname')}), and the log says cuDNN {stated} is "
-                  f"installed: each cuDNN major has its own file names (.so.{wanted}){renamed}, so the program cannot "
+        seen = (f"the loader cache (ldconfig -p) lists cuDNN {stated} only" if not (facts.get("cudnn_stated") or facts.get("env_cudnn"))
+                else f"the log says cuDNN {stated} is installed")
+        detail = (f"The program needs cuDNN {wanted} ({f.evidence.get('soname')}), and {seen}: each cuDNN major has its own file names (.so.{wanted}){renamed}, so the program cannot "
                   f"use another major.")
         wheel = (" (pip: `pip install \"nvidia-cudnn-cu12<9\"` in its environment, CUDA 11 builds: nvidia-cudnn-cu11)"
                  if wanted == "8" else "")

@@ -134,12 +134,29 @@ def _unstated_python_on_windows(pkg: str, requested: Optional[str], offered: Lis
                                 facts: Dict[str, Any], saw: str) -> Optional[Dict[str, str]]:
     """torch's "(from versions: none)" on Windows with no Python in the log: every torch release has 64-bit
     Windows wheels, so the interpreter is what none fits, most often a Python newer than the index's releases."""
-    if pkg != "torch" or requested or offered or python or "windows_platform" not in facts:
+    if pkg != "torch" or requested or offered or python or "windows_platform" not in facts or facts.get("arm_machine"):
         return None
     return {"why": f"pip saw {saw}, on Windows, where every torch release publishes 64-bit wheels: this interpreter "
                    "is what no wheel fits, most often a Python newer than the releases on this index support (or a "
                    "32-bit Python: `python -c \"import struct; print(struct.calcsize('P') * 8)\"` prints 32)",
             "pythons": ""}
+
+
+def _tensorflow_gpu_ended(f: Finding, requested: str, offered: List[Version]) -> Finding:
+    """tensorflow-gpu==2.11 or newer not found: the package ended (its index page: 2.10.1 the last with Windows
+    wheels, 2.11.0 Linux-only, 2.12.0 a source-only placeholder that raises)."""
+    newest = f" (pip offers up to {max(offered)})" if offered else ""
+    detail = (f"pip found no tensorflow-gpu {requested} for this interpreter{newest}: the tensorflow-gpu package ended. "
+              "Its last release with Windows wheels is 2.10.1 (TensorFlow 2.10 was the last GPU release for native "
+              "Windows), 2.11.0 has Linux wheels only, and 2.12.0 is an empty placeholder whose setup raises. GPU "
+              "support is in the tensorflow package itself.")
+    fix = ["On Linux or WSL2: install tensorflow instead of tensorflow-gpu, with its CUDA libraries: "
+           "`pip install 'tensorflow[and-cuda]'` (TensorFlow >= 2.14).",
+           "On native Windows: the last GPU build is TensorFlow 2.10 (CUDA 11.2, cuDNN 8.1, Python 3.7-3.10): "
+           "`pip install \"tensorflow<2.11\"`; anything newer runs on the GPU only in WSL2."]
+    return replace(make_finding("package-removed", detail, evidence={**f.evidence, "reread_from": f.code}, fix=fix,
+                                title=f"tensorflow-gpu {requested} does not exist: the package ended at 2.11"),
+                   caused_by=f.caused_by)
 
 
 def _intel_mac(f: Finding, newest: Version) -> Finding:
@@ -179,6 +196,10 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
         if pkg == "torch" and offered and max(offered).release[:2] == INTEL_MAC_LAST and (
                 wanted_version is None or wanted_version > max(offered)) and not facts.get("apple_silicon"):
             out.append(_intel_mac(f, max(offered)))
+            continue
+        if pkg.replace("_", "-") == "tensorflow-gpu" and wanted_version and wanted_version >= Version("2.11") \
+                and all(v < wanted_version for v in offered):
+            out.append(_tensorflow_gpu_ended(f, requested or "", offered))
             continue
         stated = facts.get("python_version")
         python = stated or python_from_paths(facts)

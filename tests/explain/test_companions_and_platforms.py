@@ -1,7 +1,9 @@
 """Readings added from the blind and training sets of stop 19: a compiled package built for another CUDA
 than the torch beside it, bitsandbytes without a CUDA library for this CUDA or platform, TensorFlow's CUDA
-warnings on an AMD ROCm machine, torch's '(from versions: none)' on Windows with no Python in the log.
-Each reading is checked next to the log that must not get it."""
+warnings on an AMD ROCm machine, torch's '(from versions: none)' on Windows with no Python in the log, a
+container in which CUDA is not available, NVRTC's builtins DLL, PaddlePaddle's old cuDNN loader, an extension
+built with the distribution's nvcc, cuDNN majors from `ldconfig -p`, tensorflow-gpu after 2.10, an install
+said to bring the CPU build. Each reading is checked next to the log that must not get it."""
 
 from __future__ import annotations
 
@@ -118,3 +120,91 @@ def test_the_same_on_a_32_bit_python_stays_no_matching_build():
 def test_the_same_without_any_sign_of_windows_says_no_more_than_the_log():
     log = WINDOWS_NONE.replace("(env) C:\\Users\\user>", "$ ")
     assert first(log).code == "no-matching-build"
+
+
+def test_the_same_on_a_windows_arm64_machine_is_its_architecture_not_the_python():
+    log = '"platform_machine": "ARM64",\n' + WINDOWS_NONE
+    assert first(log).code == "no-matching-build"
+
+
+def test_cuda_not_available_inside_a_docker_image_is_the_containers_gpu_access():
+    log = ("CUDA not found in docker image\nI pulled the official docker image but after installing all the "
+           "dependencies, I'm getting torch.cuda.is_available() = False.")
+    f = first(log)
+    assert f.code == "container-no-gpu-access" and any("--gpus all" in step for step in f.fix)
+
+
+def test_cuda_not_available_with_no_container_in_the_log_is_not_a_container():
+    assert "container-no-gpu-access" not in errors("I'm getting torch.cuda.is_available() = False on my laptop.")
+
+
+def test_cuda_not_available_in_a_container_started_with_gpus_is_not_its_gpu_access():
+    log = ("$ docker run --gpus all -it myimage\ninside the docker container torch.cuda.is_available() = False")
+    assert "container-no-gpu-access" not in errors(log)
+
+
+def test_nvrtcs_builtins_dll_names_its_cuda_release():
+    f = first("nvrtc: error: failed to open nvrtc-builtins64_116.dll.\n"
+              "  Make sure that nvrtc-builtins64_116.dll is installed correctly.")
+    assert f.code == "dll-load-failed" and "CUDA 11.6" in f.detail
+    assert any("nvidia-cuda-nvrtc-cu11" in step for step in f.fix)
+
+
+def test_nvrtcs_builtins_on_linux_stays_the_missing_library():
+    assert first("RuntimeError: nvrtc: error: failed to open libnvrtc-builtins.so.11.1.").code == "cuda-library-missing"
+
+
+def test_paddles_old_cudnn_loader_message_is_cudnn_missing():
+    f = first("Error: Cannot load cudnn shared library. Cannot invoke method cudnnGetVersion at "
+              "(/paddle/paddle/fluid/platform/dynload/cudnn.cc:63)")
+    assert f.code == "cudnn-missing" and "cudnnGetVersion" in f.detail
+
+
+def test_an_extension_built_with_the_distributions_nvcc_is_the_toolkit():
+    f = first("No CUDA runtime is found, using CUDA_HOME='/usr'")
+    assert f.code == "extension-cuda-mismatch" and any("export CUDA_HOME=/usr/local/cuda-" in s for s in f.fix)
+
+
+def test_no_cuda_runtime_with_a_real_toolkit_is_only_a_warning():
+    assert errors("No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'") == []
+    assert first("No CUDA runtime is found, using CUDA_HOME='/usr/local/cuda'").severity == Severity.WARNING
+
+
+LDCONFIG_9 = """Could not load library libcudnn_ops_infer.so.8. Error: libcudnn_ops_infer.so.8: cannot open shared object file: No such file or directory
+ldconfig -p | grep libcudnn
+        libcudnn_ops.so.9 (libc6,x86-64) => /lib/x86_64-linux-gnu/libcudnn_ops.so.9
+        libcudnn_cnn.so.9 (libc6,x86-64) => /lib/x86_64-linux-gnu/libcudnn_cnn.so.9
+"""
+
+
+def test_a_cudnn_8_library_missing_where_ldconfig_lists_only_cudnn_9_is_the_major():
+    f = first(LDCONFIG_9)
+    assert f.code == "cudnn-version-mismatch" and "ldconfig -p" in f.detail and "cuDNN 9" in f.detail
+
+
+def test_the_same_where_ldconfig_also_lists_cudnn_8_is_not_the_major():
+    log = LDCONFIG_9 + "        libcudnn.so.8 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcudnn.so.8\n"
+    assert first(log).code == "cudnn-missing"
+
+
+TF_GPU_211 = ("ERROR: Could not find a version that satisfies the requirement {pkg}==2.11 (from versions: 2.9.3, "
+              "2.10.0rc0, 2.10.0, 2.10.1)\nERROR: No matching distribution found for {pkg}==2.11")
+
+
+def test_tensorflow_gpu_211_not_found_is_the_ended_package():
+    f = first(TF_GPU_211.format(pkg="tensorflow-gpu"))
+    assert f.code == "package-removed" and "2.10.1" in f.detail and "tensorflow[and-cuda]" in f.fix[0]
+
+
+def test_tensorflow_211_with_the_same_list_is_not_the_ended_package():
+    assert first(TF_GPU_211.format(pkg="tensorflow")).code != "package-removed"
+
+
+def test_an_install_said_to_bring_the_cpu_version_is_a_cpu_build():
+    f = first('Even if I already have tensorflow-gpu installed, running "pip install -e ." will install CPU version '
+              'and override existing installation.')
+    assert f.code == "cpu-only-build" and "--no-deps" in f.fix[0]
+
+
+def test_installing_the_gpu_version_is_not_a_cpu_build():
+    assert "cpu-only-build" not in errors("I installed the GPU version of torch with the cu121 command.")
