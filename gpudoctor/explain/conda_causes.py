@@ -1,4 +1,5 @@
-"""Why conda found no set of builds: the Python, when its conflict report shows it.
+"""Why conda found no set of builds: the Python, when its conflict report shows it; a package name the
+channel no longer publishes (pytorch-cpu), when its not-found report names one.
 
 conda's classic solver answers an impossible environment with UnsatisfiableError and, under
 "Package python conflicts for:", the Python each requested package's builds need
@@ -62,4 +63,29 @@ def reread_conda_python_conflicts(findings: List[Finding], facts: Dict[str, Any]
                                         evidence={**f.evidence, "reread_from": f.code},
                                         title=f"conda has no {pkg} build for Python {requested}"),
                            caused_by=f.caused_by))
+    return out
+
+
+def reread_removed_cpu_packages(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
+    """pytorch-cpu named in conda's not-found report (ResolvePackageNotFound, PackagesNotFoundError): not a
+    CPU build that was installed, but an old package name no channel in use has for this platform."""
+    if not facts.get("conda_not_found"):
+        return findings
+    out = []
+    for f in findings:
+        if f.code == "cpu-only-build" and f.evidence.get("signature") == "conda-pytorch-cpu-package":
+            detail = ("conda found no pytorch-cpu (or torchvision-cpu) for this environment: those were the pytorch "
+                      "channel's CPU packages for Linux and Windows up to PyTorch 1.1.0. From 1.2.0 its CPU build is "
+                      "`pytorch` with the `cpuonly` package, and on macOS plain `pytorch` always was; an environment "
+                      "file written for the old names no longer resolves.")
+            fix = ["In the environment file or command, replace `pytorch-cpu` by `pytorch` and `torchvision-cpu` by "
+                   "`torchvision`, and add `cpuonly` on Linux/Windows for a CPU-only build (macOS needs nothing more), "
+                   "e.g. `conda install pytorch torchvision cpuonly -c pytorch`.",
+                   "Or take the CPU build from conda-forge, whose pytorch recipe still has a pytorch-cpu output: "
+                   "`conda install -c conda-forge pytorch-cpu`."]
+            f = replace(make_finding("package-removed", detail, fix=fix, severity=f.severity,
+                                     evidence={**f.evidence, "reread_from": f.code},
+                                     title="pytorch-cpu is an old package name conda cannot find here"),
+                        caused_by=f.caused_by)
+        out.append(f)
     return out

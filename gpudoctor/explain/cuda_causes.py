@@ -335,3 +335,39 @@ def _foreign_runtime_finding(f: Finding, wanted: str, torch_major: str) -> Findi
            f"Do not install the CUDA {wanted} runtime to satisfy it: the extension must match the torch it runs with."]
     return make_finding("conflicting-packages", detail, evidence={**f.evidence, "torch_cuda_major": torch_major},
                         fix=fix, title=f"A package built for CUDA {wanted} beside a torch built for CUDA {torch_major}")
+
+
+# -- a build that picked another CUDA toolkit than the one the log says is in use ---------------
+
+_TOOLKIT_IN_PATH = re.compile(r"(?P<folder>/[\w./-]*?cuda-(?P<version>\d+\.\d+))(?=/)")
+
+
+def reread_foreign_toolkit_headers(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
+    """nvcc's host-compiler refusal from the headers of a CUDA X toolkit where the log says CUDA Y is the one
+    in use (torch's, or the reporter's): with several toolkits installed the build picked the old one, whose
+    host_config.h rejects a gcc that the intended toolkit accepts."""
+    stated = str(facts.get("torch_cuda") or facts.get("cuda_stated") or "")
+    if not re.fullmatch(r"\d+\.\d+", stated):
+        return findings
+    out = []
+    for f in findings:
+        m = _TOOLKIT_IN_PATH.search(str(f.evidence.get("text") or ""))
+        if f.code == "host-compiler-unsupported" and m and m.group("version") != stated:
+            folder, used = m.group("folder"), m.group("version")
+            detail = (f"The build compiled with the CUDA {used} toolkit ({folder}), whose headers refuse this host "
+                      f"compiler, while the log says CUDA {stated} is the one in use: with several toolkits installed, "
+                      f"the build found the older one first (CUDA_HOME, PATH or CMake's CUDA_TOOLKIT_ROOT_DIR). The "
+                      f"CUDA {stated} toolkit accepts newer compilers.")
+            fix = [f"Point the build at the CUDA {stated} toolkit before building again: `export CUDA_HOME=<its folder, "
+                   f"e.g. /usr/local/cuda-{stated}>`, `export PATH=$CUDA_HOME/bin:$PATH` (and for CMake "
+                   "`-DCUDA_TOOLKIT_ROOT_DIR=$CUDA_HOME`); delete the build folder so no cached path is reused.",
+                   "Check: `which nvcc` and `nvcc --version` print that toolkit's version, the one PyTorch was built with "
+                   "(`python -c 'import torch; print(torch.version.cuda)'`)."]
+            f = replace(make_finding("extension-cuda-mismatch", detail, fix=fix,
+                                     evidence={**f.evidence, "toolkit_used": used, "cuda_in_use": stated,
+                                               "reread_from": f.code},
+                                     title=f"The build used the CUDA {used} toolkit, not CUDA {stated}",
+                                     severity=f.severity),
+                        caused_by=f.caused_by)
+        out.append(f)
+    return out

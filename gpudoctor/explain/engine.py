@@ -16,9 +16,9 @@ from ..model import Finding, Severity
 from .catalogue import Catalogue, Signature, load_catalogue
 from .context import apply_context
 from .collect_env_causes import read_collect_env
-from .conda_causes import reread_conda_python_conflicts
+from .conda_causes import reread_conda_python_conflicts, reread_removed_cpu_packages
 from .cuda_causes import (and_cuda_hint, library_install_steps, merge_missing_libraries, reread_cudnn_major,
-                          reread_foreign_cuda_runtime, unnamed_missing_libraries)
+                          reread_foreign_cuda_runtime, reread_foreign_toolkit_headers, unnamed_missing_libraries)
 from .driver_reports import read_driver_versions, read_loaded_modules, wsl_from_smi_versions
 from .enrich import ENRICHERS
 from .install_causes import reread_pip_failures
@@ -223,8 +223,10 @@ class Explainer:
         findings = reread_cudnn_major(findings, self.facts)
         findings = unnamed_missing_libraries(findings)
         findings = reread_foreign_cuda_runtime(findings, self.facts)
+        findings = reread_foreign_toolkit_headers(findings, self.facts)
         findings = reread_pip_failures(findings, self.facts)
         findings = reread_conda_python_conflicts(findings, self.facts)
+        findings = reread_removed_cpu_packages(findings, self.facts)
         findings = reread_handle_failures(findings, self.facts)
         findings = read_collect_env(findings, self.facts)
         self.facts.update(wsl_from_smi_versions(self.facts))  # a fact the context rules read below

@@ -208,3 +208,45 @@ def test_an_install_said_to_bring_the_cpu_version_is_a_cpu_build():
 
 def test_installing_the_gpu_version_is_not_a_cpu_build():
     assert "cpu-only-build" not in errors("I installed the GPU version of torch with the cu121 command.")
+
+
+def test_jax_finding_an_older_cudnn_is_a_cudnn_mismatch():
+    f = first("CUDA backend failed to initialize: Found cuDNN version 8600, but JAX was built against version 8906, "
+              "which is newer.")
+    assert f.code == "cudnn-version-mismatch" and "8.6.0" in f.detail and "8.9.6" in f.detail
+
+
+def test_jax_finding_an_older_cuda_runtime_stays_a_cuda_mismatch():
+    f = first("CUDA backend failed to initialize: Found CUDA version 12010, but JAX was built against version 12020, "
+              "which is newer.")
+    assert f.code == "cuda-version-mismatch"
+
+
+GCC_REFUSED = ("/opt/lib/cuda-8.0/bin/..//include/host_config.h:115:2 #error -- unsupported GNU version! gcc versions "
+               "later than 5.3 are not supported!")
+
+
+def test_the_headers_of_an_older_toolkit_than_the_cuda_in_use_are_the_toolkit_picked():
+    f = first(GCC_REFUSED + "\nthe environment is:\ngcc 5.4.0\npytorch 1.7.1\ncuda-10.2\n")
+    assert f.code == "extension-cuda-mismatch" and f.severity == Severity.ERROR
+    assert "CUDA 8.0" in f.title and "CUDA 10.2" in f.title
+
+
+def test_the_same_refusal_with_no_other_cuda_in_the_log_is_the_compiler():
+    assert first(GCC_REFUSED).code == "host-compiler-unsupported"
+
+
+def test_the_same_refusal_from_the_toolkit_in_use_is_the_compiler():
+    assert first(GCC_REFUSED + "\ncuda-8.0\n").code == "host-compiler-unsupported"
+
+
+CONDA_NOT_FOUND = "ResolvePackageNotFound: \n  - torchvision-cpu -> pytorch-cpu[version='>=1.0.0']\n  - pytorch-cpu\n"
+
+
+def test_pytorch_cpu_that_conda_cannot_find_is_the_old_package_name():
+    f = first(CONDA_NOT_FOUND)
+    assert f.code == "package-removed" and "1.1.0" in f.detail and "cpuonly" in f.fix[0]
+
+
+def test_pytorch_cpu_that_conda_installed_is_still_a_cpu_build():
+    assert first("it shows that I installed `pytorch_cpu` rather than `pytorch_cuda`.").code == "cpu-only-build"
