@@ -26,11 +26,24 @@ class Distribution:
     location: str  # the sys.path entry it was found in
     installer: Optional[str] = None  # INSTALLER file: pip | conda | uv | None
     requires: List[str] = field(default_factory=list)  # Requires-Dist lines (kept for frameworks only)
+    metadata_dir: Optional[str] = None  # the *.dist-info folder's name in `location` (its RECORD lists the files)
 
     @property
     def key(self) -> str:
         """The normalised name (PEP 503) used to compare distributions."""
         return normalize_name(self.name)
+
+
+@dataclass
+class ExtensionLink:
+    """A compiled extension module of a companion package and the CUDA runtime it was linked against
+    (DT_NEEDED of the .so, read without loading it)."""
+
+    distribution: str  # "flash-attn"
+    version: str
+    path: str
+    cuda_runtime: str  # the libcudart soname it needs, e.g. "libcudart.so.11.0"
+    torch_extension: bool = False  # it also needs libc10/libtorch: built against a torch
 
 
 @dataclass
@@ -178,6 +191,7 @@ class FrameworksFacts:
     conda_prefix: Optional[str] = None
     conda_packages: List[CondaPackage] = field(default_factory=list)  # CUDA, cuDNN and framework packages
     pins: List[PinCheck] = field(default_factory=list)
+    extension_links: List[ExtensionLink] = field(default_factory=list)  # companions' CUDA runtime sonames
     frameworks: Dict[str, FrameworkFacts] = field(default_factory=dict)  # installed frameworks only
     marker_environment: Dict[str, str] = field(default_factory=dict)  # PEP 508 environment of the target
     error: Optional[str] = None  # why the package listing failed

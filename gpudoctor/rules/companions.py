@@ -12,6 +12,7 @@ torchvision's "PyTorch and torchvision were compiled with different CUDA version
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional
@@ -48,7 +49,7 @@ class Mismatch:
     companion: Distribution
     framework: str  # torch | tensorflow | jax
     reason: str  # for the detail: "requires torch==2.5.1", "is built for cu118"
-    kind: str  # pin (the companion pins the framework) | framework-pin (the framework pins it) | variant
+    kind: str  # pin (the companion pins the framework) | framework-pin (the framework pins it) | variant | pyg | runtime (an extension linked against another CUDA)
     specifier: str = ""  # for framework-pin: the framework's own specifier of the companion
 
 
@@ -131,9 +132,25 @@ def _variant_mismatches(installed: Dict[str, Distribution]) -> List[Mismatch]:
     return out
 
 
+def _runtime_mismatches(facts: Facts, installed: Dict[str, Distribution]) -> List[Mismatch]:
+    """Companion extension modules linked against a libcudart of another CUDA major than torch's build."""
+    torch = facts.frameworks.framework("torch")
+    cuda = torch.static.cuda_version if torch is not None else None
+    if not cuda or not re.match(r"\d+\.\d+", cuda):
+        return []
+    out: List[Mismatch] = []
+    for link in facts.frameworks.extension_links:
+        wanted = link.cuda_runtime.split(".so.", 1)[1].split(".")[0]
+        dist = installed.get(normalize_name(link.distribution))
+        if dist is not None and wanted != cuda.split(".")[0]:
+            out.append(Mismatch(dist, "torch", f"has {os.path.basename(link.path)}, linked against {link.cuda_runtime} "
+                                               f"(CUDA {wanted}), while torch is built for CUDA {cuda}", "runtime"))
+    return out
+
+
 def companion_conflicts(facts: Facts, prior: Prior) -> Iterable[Finding]:
     installed = _installed(facts)
-    mismatches = _pin_mismatches(facts, installed) + _variant_mismatches(installed)
+    mismatches = _pin_mismatches(facts, installed) + _variant_mismatches(installed) + _runtime_mismatches(facts, installed)
     by_framework: Dict[str, List[Mismatch]] = {}
     seen = set()
     for m in mismatches:
@@ -153,9 +170,12 @@ def _finding(facts: Facts, installed: Dict[str, Distribution], framework: str, g
     fw = _framework_dist(installed, framework)
     fw_text = f"{fw.name} {fw.version}" if fw else framework
     listing = "; ".join(f"{m.companion.name} {m.companion.version} {m.reason}" for m in group)
+    runtimes = sorted({m.reason.split("linked against ")[1].split(" ")[0] for m in group if m.kind == "runtime"})
+    symptom = (f" An extension linked against another CUDA runtime fails at import with \"{runtimes[0]}: cannot "
+               "open shared object file\" (torch brings only its own CUDA's)." if runtimes else "")
     detail = (f"Installed next to {fw_text}: {listing}. A companion built for another release fails at import "
               "(undefined symbols, \"operator torchvision::nms does not exist\") or refuses to run "
-              "(\"compiled with different CUDA versions\").")
+              f"(\"compiled with different CUDA versions\").{symptom}")
     return make_finding("conflicting-packages", detail, title=f"Packages built for another {framework} release",
                         fix=_fix(facts, installed, framework, fw, group),
                         evidence={"frameworks": [framework], "framework": fw_text,
@@ -200,6 +220,7 @@ def _fix(facts: Facts, installed: Dict[str, Distribution], framework: str, fw: O
     pins = [m for m in group if m.kind == "framework-pin"]
     rest = [m for m in group if m.kind in ("pin", "variant")]
     pyg = [m for m in group if m.kind == "pyg"]
+    runtime = [m for m in group if m.kind == "runtime" and m not in rest]
     if pins:
         steps.append(f"{pip(facts)} install " + " ".join(f'"{m.companion.name}{m.specifier}"' for m in pins)
                      + f"  # what {fw.name} {fw.version} requires")
@@ -213,6 +234,10 @@ def _fix(facts: Facts, installed: Dict[str, Distribution], framework: str, fw: O
             others = " ".join(f'"{m.companion.name}!={m.companion.version}"' for m in rest)
             steps.append(f'{pip(facts)} install "{fw.name}=={base}" {others}{index}  # pip picks the '
                          f"versions whose pins match {fw.name} {base}")
+    if runtime:
+        names = " ".join(dict.fromkeys(m.companion.name for m in runtime))
+        steps.append(f"{pip(facts)} install --force-reinstall --no-cache-dir --no-build-isolation {names}"
+                     f"  # rebuilt (or its wheel for this torch and CUDA picked) against {fw.name} {fw.version}")
     for m in pyg:
         tag = _CUDA_TAG.search(fw.version)
         variant = tag.group(1) if tag else "cpu"

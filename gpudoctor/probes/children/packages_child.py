@@ -15,7 +15,10 @@ from _gpudoctor_child import emit, open_channel
 
 # Distributions whose details (location, installer, requirements) matter to the rules.
 DETAIL_PREFIXES = ("torch", "pytorch", "tensorflow", "tf-nightly", "tf-", "keras", "jax", "cupy", "nvidia-",
-                   "triton", "pytorch-triton", "tensorrt", "intel-extension-for", "xformers")
+                   "triton", "pytorch-triton", "tensorrt", "intel-extension-for", "xformers",
+                   # packages with CUDA extension modules built against one torch and CUDA (rules/companions.py)
+                   "flash-attn", "mamba-ssm", "causal-conv1d", "vllm", "apex", "detectron2", "mmcv", "bitsandbytes",
+                   "auto-gptq", "exllamav2", "flashinfer", "spconv", "sageattention", "deepspeed", "pyg-lib")
 REQUIRES_OF = ("torch", "tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflow-intel", "tf-nightly",
                "tensorflow-macos", "jax", "jaxlib", "cupy",
                # companions built for one framework release (rules/companions.py)
@@ -104,6 +107,7 @@ def scan(paths):
             key = normalize(name)
             if key.startswith(DETAIL_PREFIXES):
                 record["detail"] = True
+                record["metadata_dir"] = entry
                 if entry.endswith(".dist-info"):
                     record["installer"] = read_text(os.path.join(entry_dir, entry, "INSTALLER"))
                 if key in REQUIRES_OF:

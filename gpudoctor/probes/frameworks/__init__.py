@@ -11,6 +11,7 @@ from typing import List, Tuple
 from ...facts.frameworks import FrameworksFacts
 from ...facts.probe_status import ProbeStatus
 from ..context import ProbeContext
+from .extensions import read_extension_links
 from .live import probe_live
 from .packages import probe_packages
 from .static import read_static
@@ -23,6 +24,10 @@ def probe_frameworks(ctx: ProbeContext) -> Tuple[FrameworksFacts, List[ProbeStat
     statuses = [status]
     # --quick must stay well under a second even on a cold disk: a shorter walk of the fat binaries
     facts.frameworks = read_static(facts, dirs, fatbin_deadline_s=0.3 if ctx.quick else 2.0)
+    try:
+        facts.extension_links = read_extension_links(facts.distributions, deadline_s=0.2 if ctx.quick else 1.0)
+    except Exception:  # an odd RECORD or library is no reason to lose the other facts
+        facts.extension_links = []
     if not ctx.quick:
         statuses.extend(probe_live(ctx, facts.frameworks))
     return facts, statuses

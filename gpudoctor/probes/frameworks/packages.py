@@ -56,7 +56,8 @@ def packages_from_records(records: Mapping[str, Any]) -> FrameworksFacts:
         if record.get("detail"):
             facts.distributions.append(Distribution(
                 name=record["name"], version=record.get("version", ""), location=record.get("location", ""),
-                installer=record.get("installer"), requires=list(record.get("requires") or [])))
+                installer=record.get("installer"), requires=list(record.get("requires") or []),
+                metadata_dir=record.get("metadata_dir")))
     conda = records.get("conda") or {}
     if conda:
         facts.conda_prefix = conda.get("prefix")

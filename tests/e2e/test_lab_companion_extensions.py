@@ -1,0 +1,56 @@
+"""A companion's compiled extension linked against another CUDA runtime than torch's build (issue 10,
+class 3), through the installed command: flash-attn's flash_attn_2_cuda module built for CUDA 11 next
+to a cu121 torch. The extension is a real ELF file whose DT_NEEDED says libcudart.so.11.0; its
+distribution's RECORD lists it, as pip writes it."""
+
+from tests.e2e.test_lab_frameworks import dist_info, fake_torch, write
+from tests.frameworks.fatbin_elf import elf_with_needed
+from tests.lab import scenarios
+
+MODULE = "flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so"
+
+
+def flash_attn(site, cudart: str, version: str = "2.5.8"):
+    dist_info(site, "flash-attn", version)
+    (site / MODULE).write_bytes(elf_with_needed(["libc10.so", "libtorch.so", "libc10_cuda.so", cudart]))
+    write(site / f"flash_attn-{version}.dist-info" / "RECORD",
+          f"flash_attn/__init__.py,sha256=x,10\n{MODULE},sha256=y,1234\n"
+          f"flash_attn-{version}.dist-info/RECORD,,\n")
+    write(site / "flash_attn" / "__init__.py")
+
+
+def companion_findings(report):
+    return [f for f in report["findings"] if f["code"] == "conflicting-packages" and "companions" in f["evidence"]]
+
+
+def test_a_flash_attn_built_for_cuda_11_next_to_a_cu121_torch(lab, tmp_path):
+    site = tmp_path / "site"
+    fake_torch(site, "2.2.2+cu121", "12.1")
+    flash_attn(site, "libcudart.so.11.0")
+    rc, report, stderr = lab.run_check(scenarios.rtx2080ti_x4(), "--quick", env_extra={"PYTHONPATH": str(site)})
+    assert rc == 1, stderr
+    [finding] = companion_findings(report)
+    [companion] = finding["evidence"]["companions"]
+    assert companion["name"] == "flash-attn" and "libcudart.so.11.0 (CUDA 11)" in companion["reason"]
+    assert MODULE in companion["reason"] and "CUDA 12.1" in companion["reason"]
+    assert "\"libcudart.so.11.0: cannot open shared object file\"" in finding["detail"]
+    assert any("--force-reinstall --no-cache-dir --no-build-isolation flash-attn" in step for step in finding["fix"])
+
+
+def test_a_flash_attn_built_for_torchs_cuda_is_quiet(lab, tmp_path):
+    site = tmp_path / "site"
+    fake_torch(site, "2.2.2+cu121", "12.1")
+    flash_attn(site, "libcudart.so.12")
+    rc, report, stderr = lab.run_check(scenarios.rtx2080ti_x4(), "--quick", env_extra={"PYTHONPATH": str(site)})
+    assert companion_findings(report) == [], report["findings"]
+
+
+def test_a_record_pointing_at_a_missing_or_broken_file_is_no_crash(lab, tmp_path):
+    site = tmp_path / "site"
+    fake_torch(site, "2.2.2+cu121", "12.1")
+    flash_attn(site, "libcudart.so.11.0")
+    (site / MODULE).write_bytes(b"\x7fELF\x02\x01garbage")  # truncated: not a readable ELF
+    write(site / "flash_attn-2.5.8.dist-info" / "RECORD", f"{MODULE},,\n../../../etc/passwd,,\nmissing.so,,\n")
+    rc, report, stderr = lab.run_check(scenarios.rtx2080ti_x4(), "--quick", env_extra={"PYTHONPATH": str(site)})
+    assert "Traceback" not in stderr
+    assert companion_findings(report) == []
