@@ -250,3 +250,27 @@ def test_pytorch_cpu_that_conda_cannot_find_is_the_old_package_name():
 
 def test_pytorch_cpu_that_conda_installed_is_still_a_cpu_build():
     assert first("it shows that I installed `pytorch_cpu` rather than `pytorch_cuda`.").code == "cpu-only-build"
+
+
+CPU_INDEX = ("uv pip install torch==2.6.0 torchvision==0.21.0 torchaudio==2.6.0 --index-url "
+             "https://example.invalid/whl/{tag}\nAudited 3 packages in 3ms\n")
+
+
+def test_torch_installed_from_the_cpu_index_is_a_cpu_build_warning():
+    f = first(CPU_INDEX.format(tag="cpu"))
+    assert f.code == "cpu-only-build" and f.severity == Severity.WARNING and "2.6.0" in f.detail
+
+
+def test_torch_installed_from_a_cuda_index_is_not():
+    assert "cpu-only-build" not in [f.code for f in explain_text(CPU_INDEX.format(tag="cu124")).findings]
+
+
+def test_an_extension_asking_for_the_split_libtorch_cuda_is_built_for_another_torch():
+    f = first("Exception has occurred: OSError\nlibtorch_cuda_cu.so: cannot open shared object file: No such file or "
+              "directory")
+    assert f.code == "conflicting-packages" and "libtorch_cuda_cu.so" in f.title
+
+
+def test_plain_libtorch_cuda_missing_stays_a_cpu_torch():
+    assert first("ImportError: libtorch_cuda.so: cannot open shared object file: No such file or directory").code \
+        == "cpu-only-build"
