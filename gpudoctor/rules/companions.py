@@ -23,7 +23,7 @@ from packaging.version import InvalidVersion
 from .. import compat
 from ..codes import make_finding
 from ..facts import Facts
-from ..facts.frameworks import Distribution, normalize_name
+from ..facts.frameworks import Distribution, ExtensionLink, normalize_name
 from ..model import Finding
 from .base import Prior
 from .situation import pip
@@ -138,13 +138,19 @@ def _runtime_mismatches(facts: Facts, installed: Dict[str, Distribution]) -> Lis
     cuda = torch.static.cuda_version if torch is not None else None
     if not cuda or not re.match(r"\d+\.\d+", cuda):
         return []
-    out: List[Mismatch] = []
+    by_dist: Dict[str, List[ExtensionLink]] = {}
     for link in facts.frameworks.extension_links:
-        wanted = link.cuda_runtime.split(".so.", 1)[1].split(".")[0]
-        dist = installed.get(normalize_name(link.distribution))
-        if dist is not None and wanted != cuda.split(".")[0]:
-            out.append(Mismatch(dist, "torch", f"has {os.path.basename(link.path)}, linked against {link.cuda_runtime} "
-                                               f"(CUDA {wanted}), while torch is built for CUDA {cuda}", "runtime"))
+        by_dist.setdefault(normalize_name(link.distribution), []).append(link)
+    out: List[Mismatch] = []
+    for key, links in by_dist.items():
+        majors = [link.cuda_runtime.split(".so.", 1)[1].split(".")[0] for link in links]
+        dist = installed.get(key)
+        # bitsandbytes ships one library per CUDA version and loads the one for torch's: one match is enough
+        if dist is None or cuda.split(".")[0] in majors:
+            continue
+        link, wanted = links[0], majors[0]
+        out.append(Mismatch(dist, "torch", f"has {os.path.basename(link.path)}, linked against {link.cuda_runtime} "
+                                           f"(CUDA {wanted}), while torch is built for CUDA {cuda}", "runtime"))
     return out
 
 

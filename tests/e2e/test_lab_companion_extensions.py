@@ -54,3 +54,24 @@ def test_a_record_pointing_at_a_missing_or_broken_file_is_no_crash(lab, tmp_path
     rc, report, stderr = lab.run_check(scenarios.rtx2080ti_x4(), "--quick", env_extra={"PYTHONPATH": str(site)})
     assert "Traceback" not in stderr
     assert companion_findings(report) == []
+
+
+def test_a_package_with_one_library_per_cuda_version_is_fine_when_one_is_torchs(lab, tmp_path):
+    # bitsandbytes (before 0.45) shipped libbitsandbytes_cudaXYZ.so for several CUDA versions and loads the one
+    # matching torch's: the CUDA 11 ones beside a cu121 torch are not a mismatch
+    site = tmp_path / "site"
+    fake_torch(site, "2.2.2+cu121", "12.1")
+    dist_info(site, "bitsandbytes", "0.43.1")
+    libs = {"libbitsandbytes_cuda118.so": "libcudart.so.11.0", "libbitsandbytes_cuda121.so": "libcudart.so.12"}
+    for name, cudart in libs.items():
+        write(site / "bitsandbytes" / name)
+        (site / "bitsandbytes" / name).write_bytes(elf_with_needed([cudart, "libcublas.so." + cudart[13:15]]))
+    write(site / "bitsandbytes-0.43.1.dist-info" / "RECORD", "".join(f"bitsandbytes/{n},,\n" for n in libs))
+    rc, report, stderr = lab.run_check(scenarios.rtx2080ti_x4(), "--quick", env_extra={"PYTHONPATH": str(site)})
+    assert companion_findings(report) == [], report["findings"]
+    # with only the CUDA 11 library left, it has nothing for torch's CUDA 12
+    (site / "bitsandbytes" / "libbitsandbytes_cuda121.so").unlink()
+    write(site / "bitsandbytes-0.43.1.dist-info" / "RECORD", "bitsandbytes/libbitsandbytes_cuda118.so,,\n")
+    rc, report, stderr = lab.run_check(scenarios.rtx2080ti_x4(), "--quick", env_extra={"PYTHONPATH": str(site)})
+    [finding] = companion_findings(report)
+    assert finding["evidence"]["companions"][0]["name"] == "bitsandbytes"
