@@ -18,9 +18,10 @@ from .context import apply_context
 from .collect_env_causes import read_collect_env
 from .conda_causes import reread_conda_python_conflicts, reread_removed_cpu_packages
 from .cuda_causes import (and_cuda_hint, library_install_steps, merge_missing_libraries, reread_cudnn_major,
-                          reread_foreign_cuda_runtime, reread_foreign_toolkit_headers, unnamed_missing_libraries)
+                          unnamed_missing_libraries)
 from .driver_reports import read_driver_versions, read_loaded_modules, wsl_from_smi_versions
 from .enrich import ENRICHERS
+from .extension_causes import reread_foreign_cuda_runtime, reread_foreign_toolkit_headers
 from .install_causes import reread_pip_failures
 from .memory_causes import reread_handle_failures
 from .program_causes import read_program_causes
