@@ -130,14 +130,20 @@ def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: 
     return None
 
 
-def _unstated_python_on_windows(pkg: str, requested: Optional[str], offered: List[Version], python: Any,
-                                facts: Dict[str, Any], saw: str) -> Optional[Dict[str, str]]:
-    """torch's "(from versions: none)" on Windows with no Python in the log: every torch release has 64-bit
-    Windows wheels, so the interpreter is what none fits, most often a Python newer than the index's releases."""
-    if pkg != "torch" or requested or offered or python or "windows_platform" not in facts or facts.get("arm_machine"):
+def _unstated_python(pkg: str, offered: List[Version], python: Any, facts: Dict[str, Any],
+                     saw: str) -> Optional[Dict[str, str]]:
+    """torch's "(from versions: none)" with no Python in the log and nothing that points at another platform:
+    every torch release has wheels for 64-bit Linux x86-64, Windows and macOS, so the interpreter is what none
+    fits, most often a Python newer than the releases on that index (a pin does not change the list pip shows)."""
+    # another interpreter or platform in sight: PyPy, an ARM or Mac machine, a CUDA index seen from a machine
+    # the log does not show to be Windows (macOS has no CUDA wheels)
+    elsewhere = ("arm_machine", "apple_silicon", "macos_platform", "pypy_interpreter")
+    if pkg != "torch" or offered or python or any(facts.get(k) for k in elsewhere) \
+            or (facts.get("torch_index_cuda") and "windows_platform" not in facts):
         return None
-    return {"why": f"pip saw {saw}, on Windows, where every torch release publishes 64-bit wheels: this interpreter "
-                   "is what no wheel fits, most often a Python newer than the releases on this index support (or a "
+    where = "on Windows, " if "windows_platform" in facts else ""
+    return {"why": f"pip saw {saw}, {where}where every torch release publishes 64-bit wheels: this interpreter is "
+                   "what no wheel fits, most often a Python newer than the releases on this index support (or a "
                    "32-bit Python: `python -c \"import struct; print(struct.calcsize('P') * 8)\"` prints 32)",
             "pythons": ""}
 
@@ -212,7 +218,9 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
                           else "Windows, 64-bit runtime" if facts.get("python_runtime_bits") and "windows_platform" in facts
                           else "")
         reason = _reason(pkg, requested, offered, str(python) if python else None, other_platform, bool(stated), saw,
-                         wheel_platform) or _unstated_python_on_windows(pkg, requested, offered, python, facts, saw)
+                         wheel_platform)
+        if reason is None and not other_platform and str(f.evidence.get("versions", "")).strip() == "none":
+            reason = _unstated_python(pkg, offered, python, facts, saw)
         if reason is None:
             out.append(f)
             continue

@@ -117,8 +117,25 @@ def test_the_same_on_a_32_bit_python_stays_no_matching_build():
     assert first(log).code == "no-matching-build"
 
 
-def test_the_same_without_any_sign_of_windows_says_no_more_than_the_log():
+def test_the_same_from_a_cuda_index_with_no_sign_of_windows_may_be_a_mac():
     log = WINDOWS_NONE.replace("(env) C:\\Users\\user>", "$ ")
+    assert first(log).code == "no-matching-build"
+
+
+PLAIN_NONE = ("ERROR: Could not find a version that satisfies the requirement torch>=1.10.0 (from versions: none)\n"
+              "ERROR: No matching distribution found for torch>=1.10.0\n")
+
+
+def test_torch_from_versions_none_with_nothing_else_is_the_python():
+    assert first(PLAIN_NONE).code == "python-unsupported"
+
+
+def test_the_same_under_pypy_is_the_interpreter():
+    assert first("$ pypy3 -m venv my_venv\n" + PLAIN_NONE).code == "no-matching-build"
+
+
+def test_only_the_old_placeholder_offered_is_not_read_as_the_python():
+    log = PLAIN_NONE.replace("(from versions: none)", "(from versions: 0.1.2, 0.1.2.post1, 0.1.2.post2)")
     assert first(log).code == "no-matching-build"
 
 
@@ -274,3 +291,33 @@ def test_an_extension_asking_for_the_split_libtorch_cuda_is_built_for_another_to
 def test_plain_libtorch_cuda_missing_stays_a_cpu_torch():
     assert first("ImportError: libtorch_cuda.so: cannot open shared object file: No such file or directory").code \
         == "cpu-only-build"
+
+
+def test_the_drivers_jit_refusing_newer_ptx_is_the_driver():
+    log = ("LinkerError: [222] Call to cuLinkAddData results in CUDA_ERROR_UNSUPPORTED_PTX_VERSION\n"
+           "ptxas application ptx input, line 9; fatal   : Unsupported .version 8.5; current version is '8.4'")
+    f = first(log)
+    assert f.code == "driver-too-old" and "PTX 8.5" in f.title and "8.4" in f.detail
+
+
+def test_ptxas_itself_refusing_newer_ptx_is_still_ptxas():
+    log = "ptxas /tmp/tempfile-x.ptx, line 5; fatal   : Unsupported .version 8.5; current version is '8.4'"
+    assert first(log).code == "ptxas-too-old"
+
+
+def test_jax_unable_to_load_cudnn_is_cudnn_missing():
+    f = first("CUDA backend failed to initialize: Unable to load cuDNN. Is it installed? (Set TF_CPP_MIN_LOG_LEVEL=0 "
+              "and rerun for more info.)")
+    assert f.code == "cudnn-missing" and "jax[cuda12]" in f.fix[0]
+
+
+INSUFFICIENT = ("RuntimeError: CUDA failed with error CUDA driver version is insufficient for CUDA runtime version\n"
+                "Windows 11 Pro 64 bit\nGPU: Radeon RX 580 Series\n")
+
+
+def test_an_insufficient_driver_on_a_radeon_only_machine_is_no_nvidia_gpu():
+    assert first(INSUFFICIENT).code == "no-nvidia-gpu"
+
+
+def test_the_same_with_an_nvidia_driver_version_in_the_log_is_the_driver():
+    assert first(INSUFFICIENT + "Driver Version: 470.82.01\n").code == "driver-too-old"
