@@ -105,8 +105,8 @@ def gpu_arch_unsupported(facts: Facts, prior: Prior) -> Iterable[Finding]:
             yield _generation_finding(fw, facts, blocked, entries)
         elif gpus:
             yield _arch_finding(fw, facts, gpus, entries, where)
-        elif not entries and _below_supported_range(fw, facts):
-            yield _arch_finding(fw, facts, _below_supported_range(fw, facts), [], "")
+        elif not entries and (below := _below_supported_range(fw, facts)):
+            yield _arch_finding(fw, facts, below, [], "")
         else:
             yield from _library_arch_findings(fw, facts)
 
