@@ -43,7 +43,6 @@ class ExtensionLink:
     version: str
     path: str
     cuda_runtime: str  # the libcudart soname it needs, e.g. "libcudart.so.11.0"
-    torch_extension: bool = False  # it also needs libc10/libtorch: built against a torch
 
 
 @dataclass

@@ -51,6 +51,7 @@ class Mismatch:
     reason: str  # for the detail: "requires torch==2.5.1", "is built for cu118"
     kind: str  # pin (the companion pins the framework) | framework-pin (the framework pins it) | variant | pyg | runtime (an extension linked against another CUDA)
     specifier: str = ""  # for framework-pin: the framework's own specifier of the companion
+    cuda_runtime: str = ""  # for runtime: the libcudart soname the extension needs
 
 
 def _group(name: str) -> Optional[str]:
@@ -150,7 +151,8 @@ def _runtime_mismatches(facts: Facts, installed: Dict[str, Distribution]) -> Lis
             continue
         link, wanted = links[0], majors[0]
         out.append(Mismatch(dist, "torch", f"has {os.path.basename(link.path)}, linked against {link.cuda_runtime} "
-                                           f"(CUDA {wanted}), while torch is built for CUDA {cuda}", "runtime"))
+                                           f"(CUDA {wanted}), while torch is built for CUDA {cuda}", "runtime",
+                            cuda_runtime=link.cuda_runtime))
     return out
 
 
@@ -176,7 +178,7 @@ def _finding(facts: Facts, installed: Dict[str, Distribution], framework: str, g
     fw = _framework_dist(installed, framework)
     fw_text = f"{fw.name} {fw.version}" if fw else framework
     listing = "; ".join(f"{m.companion.name} {m.companion.version} {m.reason}" for m in group)
-    runtimes = sorted({m.reason.split("linked against ")[1].split(" ")[0] for m in group if m.kind == "runtime"})
+    runtimes = sorted({m.cuda_runtime for m in group if m.kind == "runtime"})
     symptom = (f" An extension linked against another CUDA runtime fails at import with \"{runtimes[0]}: cannot "
                "open shared object file\" (torch brings only its own CUDA's)." if runtimes else "")
     detail = (f"Installed next to {fw_text}: {listing}. A companion built for another release fails at import "

@@ -24,7 +24,6 @@ CUDA_EXTENSION_PACKAGES = ("flash-attn", "xformers", "mamba-ssm", "causal-conv1d
                            "flashinfer-python", "spconv", "sageattention", "bitsandbytes")
 MAX_FILES_PER_PACKAGE = 64  # RECORD can list thousands of files; the extension modules are few
 _CUDART = re.compile(r"^libcudart\.so\.\d+(?:\.\d+)*$")
-_TORCH_LIBS = ("libc10.so", "libc10_cuda.so", "libtorch.so", "libtorch_cuda.so", "libtorch_cpu.so")
 
 
 def read_extension_links(distributions: Iterable[Distribution], deadline_s: float = 1.0) -> List[ExtensionLink]:
@@ -42,8 +41,7 @@ def read_extension_links(distributions: Iterable[Distribution], deadline_s: floa
                 continue
             cudart = next((n for n in dynamic.needed if _CUDART.match(n)), None)
             if cudart:
-                links.append(ExtensionLink(dist.name, dist.version, path, cudart,
-                                           torch_extension=any(n in _TORCH_LIBS for n in dynamic.needed)))
+                links.append(ExtensionLink(dist.name, dist.version, path, cudart))
     return links
 
 
