@@ -23,7 +23,7 @@ from .driver_reports import read_driver_versions, read_loaded_modules, wsl_from_
 from .enrich import ENRICHERS
 from .extension_causes import reread_foreign_cuda_runtime, reread_foreign_toolkit_headers
 from .install_causes import reread_pip_failures
-from .memory_causes import reread_handle_failures
+from .memory_causes import idle_full_gpu, reread_handle_failures
 from .program_causes import read_program_causes
 from .templates import first, render, render_all
 from .tf_cuda_causes import read_tf_cuda
@@ -200,6 +200,9 @@ class Explainer:
                                        first_line=lineno, text=line.strip()[:MAX_TEXT])
         elif order < hit.order:  # a more specific signature describes it better
             hit.sig, hit.order, hit.values = sig, order, {**hit.values, **values}
+        else:  # a later line of the same finding adds what the first one did not say
+            for name, value in values.items():
+                hit.values.setdefault(name, value)
         hit.remember(values)
         if lineno != hit.last_line:
             hit.count += 1
@@ -236,6 +239,7 @@ class Explainer:
         findings = read_tf_cuda(findings, self.facts)
         findings = read_program_causes(findings, self.facts)
         findings = apply_context(findings, self.facts)
+        findings = idle_full_gpu(findings, self.facts)
         return Diagnosis(findings=rank(findings), facts=dict(self.facts),
                          notes=sorted(self.notes.values(), key=lambda n: n.first_line))
 

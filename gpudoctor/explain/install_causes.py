@@ -7,6 +7,8 @@ pip's "Could not find a version that satisfies the requirement torch==2.1.2 (fro
   newer than the one asked for means the Python is too new for it; all older, too old;
 - the Python version the log prints, checked against the compat tables' Python list of the
   release asked for (or of every release, when none was named).
+- "(from versions: none)" for tensorflow with one of the newest Pythons stated in the log: the log
+  predates the first release with wheels for it;
 - "(from versions: none)" for a package the tables do not cover, with the Python stated in the log
   (and not a 32-bit Python or another OS): no file fits the interpreter, and its version is what
   the maintainers of such packages name first.
@@ -62,6 +64,18 @@ def _pythons_of(pkg: str, version: Optional[str]) -> Optional[Tuple[str, ...]]:
     return None
 
 
+def _first_tensorflow_for(python: str, newest: int = 3) -> Optional[str]:
+    """The first TensorFlow release the tables list with wheels for this Python, when it is one of the `newest`
+    Python minors they list (a Python that came out after most releases)."""
+    rows = tables().tf_tested
+    minors = sorted({p for r in rows for p in r.python}, key=lambda p: tuple(int(x) for x in p.split(".")))
+    wanted = major_minor(python)
+    if wanted not in minors[-newest:]:
+        return None
+    versions = [v for v in (_version(r.version) for r in rows if wanted in r.python) if v is not None]
+    return str(min(versions)) if versions else None
+
+
 def _span(pythons: Tuple[str, ...]) -> str:
     ordered = sorted(pythons, key=lambda p: tuple(int(x) for x in p.split(".")))
     return ordered[0] if len(ordered) == 1 else f"{ordered[0]} to {ordered[-1]}"
@@ -109,6 +123,12 @@ def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: 
                        f"({wheel_platform}), and the log shows Python {python}: no torch release on this index has "
                        f"a wheel for that Python version (too new for the releases then, or too old)",
                 "pythons": ""}
+    first_tf = _first_tensorflow_for(python) if python and pkg.replace("_", "-") == "tensorflow" else None
+    if not offered and stated and not requested and first_tf and not other_platform:
+        # every TensorFlow release since 2.16 has wheels for it: "(from versions: none)" dates the log before then
+        return {"why": f"pip saw {saw}, and the log shows Python {python}, which TensorFlow publishes wheels for "
+                       f"only from {first_tf} on: before that release no TensorFlow had a wheel for it (the Python was "
+                       "newer than every release then)", "pythons": ""}
     if not offered and python and stated and _pythons_of(pkg, requested) is None and not other_platform:
         # "(from versions: none)": no file fits this interpreter at all. The log states the Python
         # (and no 32-bit Python or other OS): the Python's version is what the release lacks.

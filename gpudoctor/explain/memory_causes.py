@@ -8,6 +8,8 @@ log's own numbers often say why:
 - XLA prints the free memory and the driver after CUDNN_STATUS_NOT_INITIALIZED: with most memory free,
   preallocation is not the cause, and a driver too old for CUDA 12 (what every current jaxlib and
   TensorFlow wheel is built for) is (driver-too-old).
+A log that names no other problem but shows a GPU almost full while it computes nothing (0 % GPU-Util)
+is a GPU whose memory an idle or leftover process holds: the next program on it has none left.
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ from ..units import in_mib
 HANDLE_SIGNATURES = ("cublas-not-initialized", "cudnn-handle-failed")
 PREALLOCATION_SIGNATURES = ("tf-cudnn-init-after-preallocation", "jax-cudnn-init-or-exhausted-after-preallocation")
 FULL_SHARE = 0.95  # used / total at which a GPU counts as full
+IDLE_FULL_SHARE = 0.9  # used / total at which an idle GPU's memory counts as held
+IDLE_UTIL_PERCENT = 5  # GPU-Util at or below which nothing computes on it
 _PAIR = re.compile(r"([\d.]+)\s*([KMG])iB\s*/\s*([\d.]+)\s*([KMG])iB")
+_UTIL = re.compile(r"\|\s*(\d+)%")
 
 
 def _pairs(values: Any) -> Iterable[Tuple[float, float]]:
@@ -44,6 +49,32 @@ def full_gpu(facts: Dict[str, Any]) -> Optional[str]:
         if total > 0 and available <= (1 - FULL_SHARE) * total:
             return f"only {available:.0f} of {total:.0f} MiB available"
     return None
+
+
+def idle_full_gpu(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
+    """A gpu-memory-full warning for a GPU table row almost full at (nearly) 0 % GPU-Util, when nothing else
+    in the log names a problem."""
+    if any(f.severity in (Severity.ERROR, Severity.WARNING) or f.code == "not-environment" for f in findings):
+        return findings
+    rows = facts.get("smi_memory", [])
+    for text in rows if isinstance(rows, list) else [rows]:
+        pair, util = _PAIR.search(str(text)), _UTIL.search(str(text))
+        if not pair or not util:
+            continue
+        used, total = in_mib(pair.group(1), pair.group(2)), in_mib(pair.group(3), pair.group(4))
+        if total > 0 and used >= IDLE_FULL_SHARE * total and int(util.group(1)) <= IDLE_UTIL_PERCENT:
+            share = f"{used:.0f} of {total:.0f} MiB"
+            detail = (f"nvidia-smi shows a GPU with {share} in use while it computes nothing "
+                      f"({util.group(1)} % GPU-Util): an idle process, or what a crashed or stopped program left "
+                      "behind, holds that memory, and the next program on this GPU finds none free.")
+            return findings + [make_finding(
+                "gpu-memory-full", detail, evidence={"source": "log", "gpu_memory": share, "text": str(text)[:120]},
+                title="A GPU's memory is held while nothing runs on it",
+                fix=["See who holds it: the Processes table of `nvidia-smi`, or `gpudoctor gpus`; for a process "
+                     "nvidia-smi cannot show (another container or user): `sudo fuser -v /dev/nvidia*`.",
+                     "Stop that process (a crashed program's leftover workers too: `kill <PID>`), or run on another "
+                     "GPU: `export CUDA_VISIBLE_DEVICES=<index>` (`gpudoctor gpus --pick 1` picks a free one)."])]
+    return findings
 
 
 def _driver_too_old_for_cuda12(driver: str) -> bool:

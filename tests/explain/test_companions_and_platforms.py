@@ -9,14 +9,7 @@ from __future__ import annotations
 
 from gpudoctor.explain import explain_text
 from gpudoctor.model import Severity
-
-
-def first(text: str):
-    return explain_text(text).findings[0]
-
-
-def errors(text: str):
-    return [f.code for f in explain_text(text).findings if f.severity == Severity.ERROR]
+from tests.explain.readings import errors, first
 
 
 CUDART_11 = "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory"

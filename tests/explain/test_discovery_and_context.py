@@ -9,15 +9,12 @@ import pytest
 
 from gpudoctor.explain import explain_text
 from gpudoctor.model import Severity
+from tests.explain.readings import first
 
 
 def causes(text: str):
     """(code, severity) of each root cause, the order explain gives them."""
     return [(f.code, f.severity) for f in explain_text(text).findings if f.caused_by is None]
-
-
-def first(text: str):
-    return explain_text(text).findings[0]
 
 
 OLLAMA_SYMBOL = ('time=2024-07-04T17:13:20.135+08:00 level=DEBUG source=gpu.go:385 msg="Unable to load nvcuda" '

@@ -7,15 +7,10 @@ import pytest
 
 from gpudoctor.explain import explain_text
 from gpudoctor.model import Severity
+from tests.explain.readings import first
 
 NOT_FOUND = ("ERROR: Could not find a version that satisfies the requirement {req} (from versions: {versions})\n"
              "ERROR: No matching distribution found for {req}\n")
-
-
-def first(text: str):
-    findings = explain_text(text).findings
-    assert findings, text
-    return findings[0]
 
 
 def test_a_python_too_new_for_the_pinned_torch_is_named_with_the_pythons_that_have_wheels():
@@ -220,7 +215,6 @@ def test_torch_without_a_driver_is_harmless_until_the_program_needs_the_gpu():
     assert all(f.severity == Severity.INFO for f in explain_text(warn).findings)
     f = first(warn + 'RuntimeError: Unable to proceed, no GPU resources available\n')
     assert f.code == "libcuda-missing" and f.severity == Severity.ERROR
-
 
 
 def test_lsmod_without_nvidia_uvm_matters_only_where_cuda_failed_or_it_was_looked_for():

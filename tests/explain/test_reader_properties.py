@@ -67,7 +67,7 @@ CLASS_LOGS = {
     "windows/cudart110-tf291-tf57103.log": "dll-load-failed",
     "containers/select-driver-bundlesdf184.log": "container-no-gpu-access",
     "wsl/nvml-blocked-l40s-wsl14339.log": "wsl-driver-misconfigured",
-    "install/py3121-tf62777.log": "no-matching-build",
+    "install/py3121-tf62777.log": "python-unsupported",
     "visibility/export-2-timeseries10.log": "no-visible-gpu",
     "cpu-only/conda-plan-cpuonly-conda11001.log": "cpu-only-build",
 }

@@ -1,0 +1,131 @@
+"""Readings added from the blind sets of stop 20: the container toolkit unable to use the host's driver,
+nvidia-docker 1's own driver check, PyCUDA's 'invalid device', a missing plain libcuda.so link, an undefined
+torch symbol without the extension's path, jaxlib without a GPU backend, a Linux driver library beside WSL's in
+the loader cache, a GPU whose memory is held while it computes nothing, and TensorFlow's '(from versions: none)'
+on a Python newer than the releases of the log's time. Each reading is checked next to the log that must not
+get it."""
+
+from __future__ import annotations
+
+from gpudoctor.explain import explain_text
+from gpudoctor.model import Severity
+from tests.explain.readings import errors, first
+
+TOOLKIT_DRIVER_ERROR = ("docker: Error response from daemon: OCI runtime create failed: container_linux.go:370: "
+                        "starting container process caused: process_linux.go:459: container init caused: Running "
+                        "hook #0:: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: "
+                        "initialization error: driver error: failed to process request: unknown.")
+
+
+def test_the_container_toolkit_unable_to_use_the_driver_is_the_host_driver():
+    f = first("$ docker run --rm --gpus all nvidia/cuda:12.4.1-base-ubuntu22.04 nvidia-smi\n" + TOOLKIT_DRIVER_ERROR)
+    assert f.code == "cuda-init-failed" and f.severity == Severity.ERROR
+    assert "host" in f.detail and any("nvidia-container-cli -k -d /dev/tty info" in step for step in f.fix)
+
+
+def test_the_same_toolkit_error_in_a_wsl_shell_is_wsls_set_up():
+    f = first("root@DESKTOP-5A67SBM:/home/user# docker run --rm --gpus=all nvidia/cuda:11.0-base nvidia-smi\n"
+              + TOOLKIT_DRIVER_ERROR)
+    assert f.code == "wsl-driver-misconfigured"
+    assert "DESKTOP-5A67SBM" in f.detail
+
+
+def test_the_toolkits_rpc_wording_is_the_same_failure():
+    assert first("nvidia-container-cli: initialization error: driver rpc error: failed to process request: "
+                 "unknown.").code == "cuda-init-failed"
+
+
+def test_nvidia_docker_1_names_both_cuda_versions():
+    f = first("nvidia-docker | 2016/08/22 12:54:02 Error: unsupported CUDA version: driver 7.5 < image 8.0")
+    assert f.code == "driver-too-old" and f.severity == Severity.ERROR
+    assert "CUDA 8.0" in f.title and "CUDA 7.5" in f.title
+
+
+def test_pycudas_invalid_device_is_a_gpu_index_the_machine_lacks():
+    f = first("python train_mnist.py --gpu 1\nTraceback (most recent call last):\n"
+              "pycuda._driver.LogicError: cuDeviceGet failed: invalid device")
+    assert f.code == "invalid-device-ordinal"
+    assert any("--gpu 0" in step for step in f.fix)
+
+
+def test_a_missing_plain_libcuda_link_names_the_file_the_driver_does_have():
+    f = first("AssertionError: libcuda.so cannot found!\nPossible files are located at ['/lib64/libcuda.so.1']."
+              "Please create a symlink of libcuda.so to any of the file.")
+    assert f.code == "libcuda-missing"
+    assert "'/lib64/libcuda.so.1'" in f.detail and any("TRITON_LIBCUDA_PATH" in step for step in f.fix)
+    assert first("/usr/bin/ld: cannot find -lcuda\ncollect2: error: ld returned 1 exit status").code == "libcuda-missing"
+    # another library the linker lacks is not the driver
+    assert "libcuda-missing" not in errors("/usr/bin/ld: cannot find -lcudart_static\ncollect2: error: ld returned 1")
+
+
+def test_an_undefined_torch_symbol_alone_is_an_extension_built_for_another_torch():
+    f = first("When upgrading Pytorch to latest nightly build, I receive:\n"
+              "undefined symbol: _ZN5torch3jit17parseSchemaOrNameERKSs")
+    assert f.code == "conflicting-packages"
+    assert "_ZN5torch3jit17parseSchemaOrNameERKSs" in f.title
+    with_path = first("ImportError: /venv/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-"
+                      "gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi")
+    assert with_path.code == "conflicting-packages" and "flash_attn_2_cuda" in with_path.title
+    # a symbol of another library (MKL's profiling hook in libtorch_cpu) is not torch's ABI
+    assert "conflicting-packages" not in errors("OSError: /venv/lib/python3.10/site-packages/torch/lib/"
+                                                "libtorch_cpu.so: undefined symbol: iJIT_NotifyEvent")
+
+
+def test_jaxlib_without_a_gpu_backend_is_the_cpu_build():
+    f = first("  File \"~/env/lib/python3.7/site-packages/jaxlib/xla_client.py\", line 248, in get_local_backend\n"
+              "    raise RuntimeError('Unknown backend {}'.format(name))")
+    assert f.code == "cpu-only-build" and "jax[cuda12]" in " ".join(f.fix)
+    assert first("RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are "
+                 "present. Platforms present are: cpu").code == "cpu-only-build"
+    # Keras' backend setting is another thing altogether
+    assert "cpu-only-build" not in [f.code for f in explain_text("ValueError: Unknown backend: 'foo'").findings]
+
+
+LDCONFIG_WSL = ("$ ldconfig -p | grep libnvidia-ml\n"
+                "        libnvidia-ml.so.1 (libc6,x86-64) => /usr/lib/wsl/lib/libnvidia-ml.so.1\n")
+
+
+def test_a_linux_driver_library_beside_wsls_in_the_loader_cache_is_wsls_set_up():
+    f = first(LDCONFIG_WSL + "        libnvidia-ml.so.1 (libc6,x86-64) => /usr/lib/libnvidia-ml.so.1\n"
+              "$ nvtop\nNo GPU to monitor.\n")
+    assert f.code == "wsl-driver-misconfigured" and f.severity == Severity.ERROR
+    assert "/usr/lib/libnvidia-ml.so.1" in f.detail
+    assert any("dpkg -S /usr/lib/libnvidia-ml.so.1" in step for step in f.fix)
+
+
+def test_wsls_library_alone_or_a_linux_machines_driver_is_no_finding():
+    assert errors(LDCONFIG_WSL) == []
+    assert errors("        libcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1\n") == []
+
+
+SMI_ROW = "| {fan}   63C    P2    72W / 250W |  {used}MiB / 12207MiB |     {util}%      Default |\n"
+
+
+def test_a_gpu_almost_full_while_it_computes_nothing_is_memory_held_by_another_process():
+    f = first("My program crashed but device 0 memory hasn't been released.\n"
+              + SMI_ROW.format(fan="24%", used=11409, util=0) + SMI_ROW.format(fan="22%", used=698, util=0))
+    assert f.code == "gpu-memory-full" and f.severity == Severity.WARNING
+    assert "11409 of 12207 MiB" in f.detail and "0 % GPU-Util" in f.detail
+
+
+def test_a_full_gpu_that_computes_or_a_log_with_another_cause_gets_no_idle_memory_reading():
+    busy = SMI_ROW.format(fan="80%", used=11409, util=98)
+    assert [f.code for f in explain_text(busy).findings if f.code == "gpu-memory-full"] == []
+    idle = SMI_ROW.format(fan="24%", used=11409, util=0)
+    other = first(idle + "RuntimeError: CUDA error: no kernel image is available for execution on the device")
+    assert other.code != "gpu-memory-full"
+
+
+NOT_FOUND = ("ERROR: Could not find a version that satisfies the requirement tensorflow (from versions: none)\n"
+             "ERROR: No matching distribution found for tensorflow\n")
+
+
+def test_tensorflow_with_none_found_on_a_python_newer_than_the_releases_then_names_the_first_release():
+    f = first("os: windows 10\nversion python: 3.12.0\n" + NOT_FOUND)
+    assert f.code == "python-unsupported"
+    assert "Python 3.12.0" in f.detail and "from 2.16.1 on" in f.detail
+
+
+def test_tensorflow_with_none_found_on_an_older_python_is_not_read_as_the_python():
+    # every release up to 2.15 had wheels for 3.10: something else (a 32-bit Python, the platform) is why
+    assert first("Python 3.10.6\n" + NOT_FOUND).code == "no-matching-build"
