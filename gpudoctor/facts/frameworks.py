@@ -36,13 +36,15 @@ class Distribution:
 
 @dataclass
 class ExtensionLink:
-    """A compiled extension module of a companion package and the CUDA runtime it was linked against
-    (DT_NEEDED of the .so, read without loading it)."""
+    """A compiled extension module of a companion package, read without loading it: the CUDA runtime it
+    was linked against (DT_NEEDED) and the symbols of torch it needs that the installed torch lacks."""
 
     distribution: str  # "flash-attn"
     version: str
     path: str
-    cuda_runtime: str  # the libcudart soname it needs, e.g. "libcudart.so.11.0"
+    cuda_runtime: Optional[str] = None  # the libcudart soname it needs, e.g. "libcudart.so.11.0"
+    missing_torch_symbols: List[str] = field(default_factory=list)  # the first few, mangled as the loader prints them
+    missing_torch_symbol_count: int = 0
 
 
 @dataclass
@@ -190,7 +192,7 @@ class FrameworksFacts:
     conda_prefix: Optional[str] = None
     conda_packages: List[CondaPackage] = field(default_factory=list)  # CUDA, cuDNN and framework packages
     pins: List[PinCheck] = field(default_factory=list)
-    extension_links: List[ExtensionLink] = field(default_factory=list)  # companions' CUDA runtime sonames
+    extension_links: List[ExtensionLink] = field(default_factory=list)  # companions' CUDA runtimes, torch symbols
     frameworks: Dict[str, FrameworkFacts] = field(default_factory=dict)  # installed frameworks only
     marker_environment: Dict[str, str] = field(default_factory=dict)  # PEP 508 environment of the target
     error: Optional[str] = None  # why the package listing failed

@@ -6,8 +6,10 @@ The evidence is what the installed packages say about each other: their `Require
 variant in their local versions (torchvision 0.19.1+cu118 next to torch 2.4.1+cu121), and PyG's
 `+pt24cu121` tags. One finding per framework, with the one install command that aligns them: pip picks
 the companion versions whose pins match the installed framework, so no version is invented here.
-Users meet these as "operator torchvision::nms does not exist", undefined symbols at import, or
-torchvision's "PyTorch and torchvision were compiled with different CUDA versions".
+Compiled extensions are read too: the CUDA runtime they link and the symbols of torch they need
+(probes/frameworks/extensions.py). Users meet these as "operator torchvision::nms does not exist",
+undefined symbols at import, or torchvision's "PyTorch and torchvision were compiled with different
+CUDA versions".
 """
 
 from __future__ import annotations
@@ -39,6 +41,14 @@ TF_DISTRIBUTIONS = ("tensorflow", "tensorflow-gpu", "tensorflow-cpu", "tensorflo
 # PyG's extension wheels carry the torch release and CUDA variant they were built for: 2.1.2+pt24cu121.
 PYG_PACKAGES = ("torch-scatter", "torch-sparse", "torch-cluster", "torch-spline-conv", "pyg-lib")
 _PYG_TAG = re.compile(r"\+pt(\d)(\d+)(cu\d+|cpu)$")
+# Extensions installed from their repositories only (the index's "apex" is an unrelated web toolkit): the
+# rebuild their own install guides give, against the torch installed (no build isolation).
+SOURCE_ONLY = {
+    "apex": "follow NVIDIA apex's README from a clone (`pip install -v --no-build-isolation --no-cache-dir .` with "
+            "the CUDA extension options it lists)",
+    "detectron2": "`python -m pip install --no-build-isolation 'git+https://github.com/facebookresearch/detectron2.git'`"
+                  " (detectron2's INSTALL.md: rebuild it after every torch reinstall)",
+}
 _CUDA_TAG = re.compile(r"\+(cu\d+|cpu|rocm[\d.]+)$")
 _JAX_PLUGIN = re.compile(r"^jax-cuda(\d+)-plugin$")
 _EXTRA = re.compile(r"""extra\s*==\s*['"]([^'"]+)['"]""")
@@ -49,9 +59,12 @@ class Mismatch:
     companion: Distribution
     framework: str  # torch | tensorflow | jax
     reason: str  # for the detail: "requires torch==2.5.1", "is built for cu118"
-    kind: str  # pin (the companion pins the framework) | framework-pin (the framework pins it) | variant | pyg | runtime (an extension linked against another CUDA)
+    # pin (the companion pins the framework) | framework-pin (the framework pins it) | variant | pyg
+    # | runtime (an extension linked against another CUDA) | abi (an extension built against another torch)
+    kind: str
     specifier: str = ""  # for framework-pin: the framework's own specifier of the companion
     cuda_runtime: str = ""  # for runtime: the libcudart soname the extension needs
+    symbol: str = ""  # for abi: the first symbol of torch's that the extension needs and torch lacks
 
 
 def _group(name: str) -> Optional[str]:
@@ -141,7 +154,8 @@ def _runtime_mismatches(facts: Facts, installed: Dict[str, Distribution]) -> Lis
         return []
     by_dist: Dict[str, List[ExtensionLink]] = {}
     for link in facts.frameworks.extension_links:
-        by_dist.setdefault(normalize_name(link.distribution), []).append(link)
+        if link.cuda_runtime:
+            by_dist.setdefault(normalize_name(link.distribution), []).append(link)
     out: List[Mismatch] = []
     for key, links in by_dist.items():
         majors = [link.cuda_runtime.split(".so.", 1)[1].split(".")[0] for link in links]
@@ -156,9 +170,28 @@ def _runtime_mismatches(facts: Facts, installed: Dict[str, Distribution]) -> Lis
     return out
 
 
+def _abi_mismatches(facts: Facts, installed: Dict[str, Distribution]) -> List[Mismatch]:
+    """Companion extension modules that need symbols of torch the installed torch does not define."""
+    torch = installed.get("torch")
+    if torch is None:
+        return []
+    out: List[Mismatch] = []
+    for link in facts.frameworks.extension_links:
+        dist = installed.get(normalize_name(link.distribution))
+        if dist is None or not link.missing_torch_symbols:
+            continue
+        out.append(Mismatch(dist, "torch", f"has {os.path.basename(link.path)}, which needs "
+                                           f"{link.missing_torch_symbol_count} symbol(s) of torch that torch "
+                                           f"{torch.version} does not define ({link.missing_torch_symbols[0]}): "
+                                           "it was built against another torch", "abi",
+                            symbol=link.missing_torch_symbols[0]))
+    return out
+
+
 def companion_conflicts(facts: Facts, prior: Prior) -> Iterable[Finding]:
     installed = _installed(facts)
-    mismatches = _pin_mismatches(facts, installed) + _variant_mismatches(installed) + _runtime_mismatches(facts, installed)
+    mismatches = (_pin_mismatches(facts, installed) + _variant_mismatches(installed)
+                  + _runtime_mismatches(facts, installed) + _abi_mismatches(facts, installed))
     by_framework: Dict[str, List[Mismatch]] = {}
     seen = set()
     for m in mismatches:
@@ -181,6 +214,10 @@ def _finding(facts: Facts, installed: Dict[str, Distribution], framework: str, g
     runtimes = sorted({m.cuda_runtime for m in group if m.kind == "runtime"})
     symptom = (f" An extension linked against another CUDA runtime fails at import with \"{runtimes[0]}: cannot "
                "open shared object file\" (torch brings only its own CUDA's)." if runtimes else "")
+    symbols = [m.symbol for m in group if m.kind == "abi"]
+    if symbols:
+        symptom += (f" An extension built against another torch fails at import with \"undefined symbol: "
+                    f"{symbols[0]}\".")
     detail = (f"Installed next to {fw_text}: {listing}. A companion built for another release fails at import "
               "(undefined symbols, \"operator torchvision::nms does not exist\") or refuses to run "
               f"(\"compiled with different CUDA versions\").{symptom}")
@@ -228,7 +265,8 @@ def _fix(facts: Facts, installed: Dict[str, Distribution], framework: str, fw: O
     pins = [m for m in group if m.kind == "framework-pin"]
     rest = [m for m in group if m.kind in ("pin", "variant")]
     pyg = [m for m in group if m.kind == "pyg"]
-    runtime = [m for m in group if m.kind == "runtime" and m not in rest]
+    aligned = {m.companion.key for m in rest + pyg}  # a companion the steps above replace needs no rebuild
+    runtime = [m for m in group if m.kind in ("runtime", "abi") and m.companion.key not in aligned]
     if pins:
         steps.append(f"{pip(facts)} install " + " ".join(f'"{m.companion.name}{m.specifier}"' for m in pins)
                      + f"  # what {fw.name} {fw.version} requires")
@@ -242,10 +280,14 @@ def _fix(facts: Facts, installed: Dict[str, Distribution], framework: str, fw: O
             others = " ".join(f'"{m.companion.name}!={m.companion.version}"' for m in rest)
             steps.append(f'{pip(facts)} install "{fw.name}=={base}" {others}{index}  # pip picks the '
                          f"versions whose pins match {fw.name} {base}")
-    if runtime:
-        names = " ".join(dict.fromkeys(m.companion.name for m in runtime))
+    indexed = [m for m in runtime if m.companion.key not in SOURCE_ONLY]
+    if indexed:
+        names = " ".join(dict.fromkeys(m.companion.name for m in indexed))
         steps.append(f"{pip(facts)} install --force-reinstall --no-cache-dir --no-build-isolation {names}"
                      f"  # rebuilt (or its wheel for this torch and CUDA picked) against {fw.name} {fw.version}")
+    for key in dict.fromkeys(m.companion.key for m in runtime if m.companion.key in SOURCE_ONLY):
+        steps.append(f"Rebuild {key} from its source against {fw.name} {fw.version} (it is not on the package index "
+                     f"under that name): {SOURCE_ONLY[key]}")
     for m in pyg:
         tag = _CUDA_TAG.search(fw.version)
         variant = tag.group(1) if tag else "cpu"

@@ -1,18 +1,20 @@
-"""A companion's compiled extension linked against another CUDA runtime than torch's build (issue 10,
-class 3), through the installed command: flash-attn's flash_attn_2_cuda module built for CUDA 11 next
-to a cu121 torch. The extension is a real ELF file whose DT_NEEDED says libcudart.so.11.0; its
-distribution's RECORD lists it, as pip writes it."""
+"""A companion's compiled extension linked against another CUDA runtime than torch's build, or built against
+another torch (issue 10, class 3), through the installed command: flash-attn's flash_attn_2_cuda module
+built for CUDA 11 next to a cu121 torch, or needing a c10 symbol the installed torch no longer exports. The
+extensions are real ELF files (DT_NEEDED libcudart.so.11.0; an undefined _ZN3c10... symbol, built by the C
+compiler against stand-ins of torch/lib); their distribution's RECORD lists them, as pip writes it."""
 
 from tests.e2e.test_lab_frameworks import dist_info, fake_torch, write
 from tests.frameworks.fatbin_elf import elf_with_needed
+from tests.frameworks.torch_abi_libs import ADD_OP, SET_DEVICE, SET_DEVICE_OLD, extension, torch_lib
 from tests.lab import scenarios
 
 MODULE = "flash_attn_2_cuda.cpython-311-x86_64-linux-gnu.so"
 
 
-def flash_attn(site, cudart: str, version: str = "2.5.8"):
+def flash_attn(site, cudart: str, version: str = "2.5.8", module: bytes = b""):
     dist_info(site, "flash-attn", version)
-    (site / MODULE).write_bytes(elf_with_needed(["libc10.so", "libtorch.so", "libc10_cuda.so", cudart]))
+    (site / MODULE).write_bytes(module or elf_with_needed(["libc10.so", "libtorch.so", "libc10_cuda.so", cudart]))
     write(site / f"flash_attn-{version}.dist-info" / "RECORD",
           f"flash_attn/__init__.py,sha256=x,10\n{MODULE},sha256=y,1234\n"
           f"flash_attn-{version}.dist-info/RECORD,,\n")
@@ -75,3 +77,37 @@ def test_a_package_with_one_library_per_cuda_version_is_fine_when_one_is_torchs(
     rc, report, stderr = lab.run_check(scenarios.rtx2080ti_x4(), "--quick", env_extra={"PYTHONPATH": str(site)})
     [finding] = companion_findings(report)
     assert finding["evidence"]["companions"][0]["name"] == "bitsandbytes"
+
+
+def torch_with_libraries(site):
+    """A cu121 torch whose torch/lib exports c10::cuda::SetDevice(int) and one ATen operator."""
+    fake_torch(site, "2.2.2+cu121", "12.1")
+    torch_lib(site / "torch", "libc10.so", [SET_DEVICE])
+    torch_lib(site / "torch", "libtorch_cpu.so", [ADD_OP])
+
+
+def test_a_flash_attn_built_against_another_torch_is_named_with_the_symbol_it_lacks(lab, tmp_path):
+    site = tmp_path / "site"
+    torch_with_libraries(site)
+    built = extension(tmp_path / "build" / MODULE, [SET_DEVICE_OLD, ADD_OP], site / "torch")
+    flash_attn(site, "", module=built.read_bytes())
+    rc, report, stderr = lab.run_check(scenarios.rtx2080ti_x4(), "--quick", env_extra={"PYTHONPATH": str(site)})
+    assert rc == 1, stderr
+    [finding] = companion_findings(report)
+    [companion] = finding["evidence"]["companions"]
+    assert companion["name"] == "flash-attn" and SET_DEVICE_OLD in companion["reason"]
+    assert "1 symbol(s) of torch that torch 2.2.2+cu121 does not define" in companion["reason"]
+    assert f'"undefined symbol: {SET_DEVICE_OLD}"' in finding["detail"]
+    assert any("--force-reinstall --no-cache-dir --no-build-isolation flash-attn" in step for step in finding["fix"])
+    [link] = report["facts"]["frameworks"]["extension_links"]
+    assert link["missing_torch_symbols"] == [SET_DEVICE_OLD] and link["cuda_runtime"] is None
+
+
+def test_a_flash_attn_built_against_this_torch_is_quiet(lab, tmp_path):
+    site = tmp_path / "site"
+    torch_with_libraries(site)
+    built = extension(tmp_path / "build" / MODULE, [SET_DEVICE, ADD_OP], site / "torch")
+    flash_attn(site, "", module=built.read_bytes())
+    rc, report, stderr = lab.run_check(scenarios.rtx2080ti_x4(), "--quick", env_extra={"PYTHONPATH": str(site)})
+    assert companion_findings(report) == [], report["findings"]
+    assert report["facts"]["frameworks"]["extension_links"] == []

@@ -25,7 +25,9 @@ def probe_frameworks(ctx: ProbeContext) -> Tuple[FrameworksFacts, List[ProbeStat
     # --quick must stay well under a second even on a cold disk: a shorter walk of the fat binaries
     facts.frameworks = read_static(facts, dirs, fatbin_deadline_s=0.3 if ctx.quick else 2.0)
     try:
-        facts.extension_links = read_extension_links(facts.distributions, deadline_s=0.2 if ctx.quick else 1.0)
+        torch = facts.frameworks.get("torch")
+        facts.extension_links = read_extension_links(facts.distributions, deadline_s=0.2 if ctx.quick else 1.0,
+                                                     torch_package_dir=torch.static.package_dir if torch else None)
     except Exception:  # an odd RECORD or library is no reason to lose the other facts
         facts.extension_links = []
     if not ctx.quick:
