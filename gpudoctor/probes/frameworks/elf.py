@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
-from typing import BinaryIO, List, Optional, Tuple
+from typing import BinaryIO, List, Optional, Sequence, Tuple
 
 PT_LOAD, PT_DYNAMIC = 1, 2
 DT_NULL, DT_NEEDED, DT_STRTAB, DT_STRSZ, DT_RPATH, DT_RUNPATH = 0, 1, 5, 10, 15, 29
@@ -61,7 +61,7 @@ def _read(fh: BinaryIO) -> Optional[ElfDynamic]:
     strsz = next((v for t, v in entries if t == DT_STRSZ), 0)
     if strtab is None:
         return ElfDynamic()
-    table_offset = _file_offset(loads, strtab)
+    table_offset = file_offset(loads, strtab)
     if table_offset is None:
         return None
     fh.seek(table_offset)
@@ -78,7 +78,8 @@ def _read(fh: BinaryIO) -> Optional[ElfDynamic]:
     return result
 
 
-def _file_offset(loads: List[Tuple[int, int, int]], vaddr: int) -> Optional[int]:
+def file_offset(loads: Sequence[Tuple[int, int, int]], vaddr: int) -> Optional[int]:
+    """The file offset of a virtual address, through the PT_LOAD segments (vaddr, offset, filesz)."""
     for seg_vaddr, seg_offset, seg_size in loads:
         if seg_vaddr <= vaddr < seg_vaddr + seg_size:
             return seg_offset + (vaddr - seg_vaddr)

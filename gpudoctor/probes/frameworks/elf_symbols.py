@@ -16,6 +16,8 @@ import re
 import struct
 from typing import List, Optional, Sequence, Tuple
 
+from .elf import file_offset
+
 SHT_DYNSYM = 11
 SHN_UNDEF = 0
 STB_WEAK = 2
@@ -142,7 +144,7 @@ class ExportedSymbols:
             if tag == DT_NULL:
                 break
             if tag in (DT_STRTAB, DT_SYMTAB, DT_GNU_HASH):
-                wanted[tag] = _file_offset(loads, value)
+                wanted[tag] = file_offset(loads, value)
         if None in wanted.values() or len(wanted) < 3:
             return None  # no GNU hash table (an old --hash-style=sysv link): no answer rather than a scan
         gnu = wanted[DT_GNU_HASH]
@@ -181,12 +183,6 @@ class ExportedSymbols:
             index += 1
         return False
 
-
-def _file_offset(loads: Sequence[Tuple[int, int, int]], vaddr: int) -> Optional[int]:
-    for seg_vaddr, seg_offset, seg_size in loads:
-        if seg_vaddr <= vaddr < seg_vaddr + seg_size:
-            return seg_offset + (vaddr - seg_vaddr)
-    return None
 
 
 class TorchExports:
