@@ -86,12 +86,17 @@ def torch_with_libraries(site):
     torch_lib(site / "torch", "libtorch_cpu.so", [ADD_OP])
 
 
-def test_a_flash_attn_built_against_another_torch_is_named_with_the_symbol_it_lacks(lab, tmp_path):
+def check_with_flash_attn_needing(lab, tmp_path, symbols):
+    """`gpudoctor check --quick` beside a cu121 torch and a flash-attn module that needs `symbols` of torch."""
     site = tmp_path / "site"
     torch_with_libraries(site)
-    built = extension(tmp_path / "build" / MODULE, [SET_DEVICE_OLD, ADD_OP], site / "torch")
+    built = extension(tmp_path / "build" / MODULE, symbols, site / "torch")
     flash_attn(site, "", module=built.read_bytes())
-    rc, report, stderr = lab.run_check(scenarios.rtx2080ti_x4(), "--quick", env_extra={"PYTHONPATH": str(site)})
+    return lab.run_check(scenarios.rtx2080ti_x4(), "--quick", env_extra={"PYTHONPATH": str(site)})
+
+
+def test_a_flash_attn_built_against_another_torch_is_named_with_the_symbol_it_lacks(lab, tmp_path):
+    rc, report, stderr = check_with_flash_attn_needing(lab, tmp_path, [SET_DEVICE_OLD, ADD_OP])
     assert rc == 1, stderr
     [finding] = companion_findings(report)
     [companion] = finding["evidence"]["companions"]
@@ -104,10 +109,6 @@ def test_a_flash_attn_built_against_another_torch_is_named_with_the_symbol_it_la
 
 
 def test_a_flash_attn_built_against_this_torch_is_quiet(lab, tmp_path):
-    site = tmp_path / "site"
-    torch_with_libraries(site)
-    built = extension(tmp_path / "build" / MODULE, [SET_DEVICE, ADD_OP], site / "torch")
-    flash_attn(site, "", module=built.read_bytes())
-    rc, report, stderr = lab.run_check(scenarios.rtx2080ti_x4(), "--quick", env_extra={"PYTHONPATH": str(site)})
+    rc, report, stderr = check_with_flash_attn_needing(lab, tmp_path, [SET_DEVICE, ADD_OP])
     assert companion_findings(report) == [], report["findings"]
     assert report["facts"]["frameworks"]["extension_links"] == []
