@@ -151,18 +151,23 @@ def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: 
 
 
 def _unstated_python(pkg: str, offered: List[Version], python: Any, facts: Dict[str, Any],
-                     saw: str) -> Optional[Dict[str, str]]:
-    """torch's "(from versions: none)" with no Python in the log and nothing that points at another platform:
-    every torch release has wheels for 64-bit Linux x86-64, Windows and macOS, so the interpreter is what none
-    fits, most often a Python newer than the releases on that index (a pin does not change the list pip shows)."""
+                     saw: str, requested: Optional[str] = None) -> Optional[Dict[str, str]]:
+    """torch's "(from versions: none)" with nothing that points at another platform, whatever Python (if any) the
+    log states: every torch release has wheels for 64-bit Linux x86-64, Windows and macOS, so the interpreter is
+    what none fits, most often a Python newer than the releases on that index (a pin does not change the list
+    pip shows)."""
     # another interpreter or platform in sight: PyPy, an ARM or Mac machine, a CUDA index seen from a machine
     # the log does not show to be Windows (macOS has no CUDA wheels)
     elsewhere = ("arm_machine", "apple_silicon", "macos_platform", "pypy_interpreter")
-    if pkg != "torch" or offered or python or any(facts.get(k) for k in elsewhere) \
-            or (facts.get("torch_index_cuda") and "windows_platform" not in facts):
+    if pkg != "torch" or offered or any(facts.get(k) for k in elsewhere) \
+            or (facts.get("torch_index_cuda") and "windows_platform" not in facts and "linux_x86_64" not in facts):
         return None
+    pythons = _pythons_of(pkg, requested) if python and requested else None
+    if pythons and major_minor(str(python)) in pythons:
+        return None  # the release asked for has wheels for this Python: something else is why
     where = "on Windows, " if "windows_platform" in facts else ""
-    return {"why": f"pip saw {saw}, {where}where every torch release publishes 64-bit wheels: this interpreter is "
+    which = f"Python {python}" if python else "this interpreter"
+    return {"why": f"pip saw {saw.format(pkg=pkg)}, {where}where every torch release publishes 64-bit wheels: {which} is "
                    "what no wheel fits, most often a Python newer than the releases on this index support (or a "
                    "32-bit Python: `python -c \"import struct; print(struct.calcsize('P') * 8)\"` prints 32)",
             "pythons": ""}
@@ -236,11 +241,12 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
                           or ("windows_platform" in facts and pkg.startswith(LINUX_FIRST)))
         wheel_platform = ("macOS on Apple silicon" if facts.get("apple_silicon")
                           else "Windows, 64-bit runtime" if facts.get("python_runtime_bits") and "windows_platform" in facts
+                          else "Linux x86-64, 64-bit runtime" if facts.get("python_runtime_bits") and "linux_x86_64" in facts
                           else "")
         reason = _reason(pkg, requested, offered, str(python) if python else None, other_platform, bool(stated), saw,
                          wheel_platform)
         if reason is None and not other_platform and str(f.evidence.get("versions", "")).strip() == "none":
-            reason = _unstated_python(pkg, offered, python, facts, saw)
+            reason = _unstated_python(pkg, offered, python, facts, saw, requested)
         if reason is None:
             out.append(f)
             continue

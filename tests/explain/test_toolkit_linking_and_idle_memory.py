@@ -129,3 +129,22 @@ def test_tensorflow_with_none_found_on_a_python_newer_than_the_releases_then_nam
 def test_tensorflow_with_none_found_on_an_older_python_is_not_read_as_the_python():
     # every release up to 2.15 had wheels for 3.10: something else (a 32-bit Python, the platform) is why
     assert first("Python 3.10.6\n" + NOT_FOUND).code == "no-matching-build"
+
+
+TORCH_NONE = ("ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n"
+              "ERROR: No matching distribution found for torch\n")
+
+
+def test_torch_with_none_found_on_a_stated_python_and_linux_x86_64_is_the_python():
+    f = first(TORCH_NONE + "Python version: 3.12.0 | packaged by conda-forge | (main, Oct  3 2023, 08:43:22) "
+              "[GCC 12.3.0] (64-bit runtime)\nPython platform: Linux-6.2.0-37-generic-x86_64-with-glibc2.37\n")
+    assert f.code == "python-unsupported" and "Linux x86-64, 64-bit runtime" in f.detail
+    # a stated Python and nothing that points at another platform reads the same
+    assert first("Python 3.12.0\n" + TORCH_NONE).code == "python-unsupported"
+
+
+def test_torch_with_none_found_on_a_32_bit_windows_python_is_not_the_version():
+    f = first("Python 3.10.6 (tags/v3.10.6:9c7b4bd, Aug  1 2022, 21:38:17) [MSC v.1932 32 bit (Intel)]\n"
+              "ERROR: Could not find a version that satisfies the requirement torch==1.13.1+cu117 (from versions: "
+              "none)\n")
+    assert f.code == "no-matching-build" and "32 bit" in f.detail
