@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from .. import compat
 from ..causes import one_finding_per_cause
 from ..codes import CATALOG, make_finding
-from ..compat.versions import vkey
+from ..compat.versions import major_minor, vkey
 from ..fixes import CUDA_COMPONENTS, cuda_install_steps, known_pip, pip_wheel
 from ..model import Finding, Severity
 
@@ -51,6 +51,8 @@ def found_cuda(facts: Dict[str, Any]) -> List[Tuple[str, str]]:
             out.append((m.group(1), f"the pip wheel {wheel.split()[0].split('=')[0]} {m.group(1)}"))
     if facts.get("cuda_found"):
         out.append((str(facts["cuda_found"]), "the CUDA toolkit the log reports (collect_env or nvcc)"))
+    if facts.get("cuda_stated"):
+        out.append((major_minor(str(facts["cuda_stated"])), "the CUDA version the report states"))
     seen, unique = set(), []
     for version, where in out:
         if (version, where) not in seen:

@@ -148,3 +148,41 @@ def test_torch_with_none_found_on_a_32_bit_windows_python_is_not_the_version():
               "ERROR: Could not find a version that satisfies the requirement torch==1.13.1+cu117 (from versions: "
               "none)\n")
     assert f.code == "no-matching-build" and "32 bit" in f.detail
+
+
+def test_a_library_refusing_the_gpus_architecture_is_the_gpu_generation():
+    f = first('ERROR (VoskAPI:AddMatMat():cu-matrix.cc:1329) cublasStatus_t 8 : "CUBLAS_STATUS_ARCH_MISMATCH" '
+              "returned from 'cublas_gemm(GetCublasHandle(), ...)'")
+    assert f.code == "gpu-arch-unsupported" and "CUBLAS_STATUS_ARCH_MISMATCH" in f.title
+    assert first("    raise cudnnExceptions[status]\nlibcudnn.cudnnStatusArchMismatch").code == "gpu-arch-unsupported"
+
+
+def test_openmms_device_index_beyond_the_visible_gpus_is_an_ordinal_the_process_lacks():
+    f = first("simtk.openmm.OpenMMException: Illegal value for DeviceIndex: 6\nCUDA_VISIBLE_DEVICES=0,1,2,3,4,6")
+    assert f.code == "invalid-device-ordinal" and "GPU 6" in f.title
+
+
+CUDA_PYTHON = ("  File \"cuda/_cuda/ccuda.pyx\", line 424, in cuda._cuda.ccuda.cuPythonInit\n"
+               "RuntimeError: Failed to dlopen libcuda.so\n")
+
+
+def test_cuda_pythons_plain_libcuda_failure_is_most_often_wsl():
+    f = first(">>> import cudf\nTraceback (most recent call last):\n" + CUDA_PYTHON)
+    assert f.code == "wsl-driver-misconfigured"
+    assert any("/usr/lib/wsl/lib" in step for step in f.fix)
+
+
+def test_the_same_failure_in_a_container_started_without_gpus_is_not_read_as_wsl():
+    codes = [f.code for f in explain_text("$ docker run -it rapidsai/base:24.02 python\n" + CUDA_PYTHON).findings]
+    assert "wsl-driver-misconfigured" not in codes and codes[0] in ("container-no-gpu-access", "libcuda-missing")
+
+
+def test_a_missing_cuda_soname_beside_another_stated_cuda_is_a_version_mismatch():
+    log = ("- TensorFlow version: 2.1.0rc0\n- CUDA/cuDNN version: 10.2\n"
+           "2019-12-02 15:23:46.869198: W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not "
+           "load dynamic library 'libcudart.so.10.1'; dlerror: libcudart.so.10.1: cannot open shared object file: "
+           "No such file or directory\n")
+    f = first(log)
+    assert f.code == "cuda-version-mismatch" and "CUDA 10.1" in f.title and "10.2" in f.title
+    # the stated CUDA is the one it needs: the libraries are only off the path
+    assert first(log.replace("version: 10.2", "version: 10.1")).code == "cuda-library-missing"
