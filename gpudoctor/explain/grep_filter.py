@@ -187,9 +187,9 @@ def iter_candidate_lines_grep(stream: BinaryIO, keywords: Iterable[str], stats: 
             proc, line_offset = started
             for raw in proc.stdout:
                 number, _, text = raw.rstrip(b"\n").partition(b":")
-                retired_before = len(saturation.live(kws))
+                retired_before = saturation.retired
                 yield from saturation.parts(line_offset + int(number), text.decode("utf-8", "replace"), kws, stats)
-                if len(saturation.live(kws)) < retired_before:
+                if saturation.retired > retired_before:
                     feeder.restart.set()
             proc.stdout.close()
             proc.wait()

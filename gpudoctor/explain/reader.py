@@ -38,9 +38,18 @@ class Saturation:
 
     def __init__(self, saturable: Iterable[str]) -> None:
         self.seen = dict.fromkeys(saturable, 0)
+        self.retired = 0  # keywords past SATURATION_LINES: only a change of this count changes what is live
+        self._live: Optional[Tuple[List[str], int, List[str]]] = None  # (keywords, retired, live ones)
 
-    def live(self, keywords: Iterable[str]) -> List[str]:
-        return [kw for kw in keywords if self.seen.get(kw, 0) < SATURATION_LINES]
+    def live(self, keywords: List[str]) -> List[str]:
+        """The keywords still searched for. Asked for every candidate line: the answer is kept until a
+        keyword retires (a few hundred keywords, millions of lines in a flooded log)."""
+        cached = self._live
+        if cached is not None and cached[0] is keywords and cached[1] == self.retired:
+            return cached[2]
+        out = [kw for kw in keywords if self.seen.get(kw, 0) < SATURATION_LINES]
+        self._live = (keywords, self.retired, out)
+        return out
 
     def parts(self, lineno: int, line: str, keywords: List[str],
               stats: SourceStats) -> Iterator[Tuple[int, str, List[str]]]:
@@ -52,6 +61,8 @@ class Saturation:
             for kw in found:
                 if kw in self.seen:
                     self.seen[kw] += 1
+                    if self.seen[kw] == SATURATION_LINES:
+                        self.retired += 1
             yield lineno, part, found
 
 

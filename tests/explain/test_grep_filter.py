@@ -96,3 +96,20 @@ def test_without_grep_on_path_the_python_scanner_is_used(monkeypatch, tmp_path):
     finally:
         grep_command.cache_clear()
         monkeypatch.setenv("PATH", os.defpath)
+
+
+def test_a_saturable_keyword_retires_after_its_lines_and_the_live_list_follows():
+    from gpudoctor.explain.reader import SATURATION_LINES, Saturation, SourceStats
+
+    keywords = ["created device", "cuda error"]
+    saturation = Saturation(["created device"])
+    assert saturation.live(keywords) == keywords and saturation.retired == 0
+    stats = SourceStats()
+    for n in range(SATURATION_LINES):
+        list(saturation.parts(n, "I gpu_device.cc] Created device /GPU:0", keywords, stats))
+    assert saturation.retired == 1
+    assert saturation.live(keywords) == ["cuda error"]  # the answer kept before the retirement is not reused
+    # a keyword that is not saturable never retires
+    for n in range(SATURATION_LINES + 5):
+        list(saturation.parts(n, "RuntimeError: CUDA error: out of memory", keywords, stats))
+    assert saturation.retired == 1 and saturation.live(keywords) == ["cuda error"]
