@@ -24,7 +24,8 @@ def test_every_rule_is_sourced_and_names_catalogued_codes():
     assert {r.becomes for r in rules} == {"wsl-driver-misconfigured", "container-no-gpu-access", "no-visible-gpu",
                                           "cuda-init-failed", "platform-unsupported", "no-matching-build",
                                           "gpu-memory-preallocated", "libcuda-missing", "conflicting-packages",
-                                          "cpu-only-build", "no-nvidia-gpu", "driver-too-old", "cuda-library-missing"}
+                                          "cpu-only-build", "no-nvidia-gpu", "driver-too-old", "cuda-library-missing",
+                                          "gpu-memory-full"}
     assert all(r.source.startswith(("https://docs.nvidia.com/", "https://www.tensorflow.org/", "https://pytorch.org/",
                                     "https://docs.jax.dev/", "https://docs.docker.com/", "https://rocm.docs.amd.com/"))
                for r in rules)

@@ -186,3 +186,67 @@ def test_a_missing_cuda_soname_beside_another_stated_cuda_is_a_version_mismatch(
     assert f.code == "cuda-version-mismatch" and "CUDA 10.1" in f.title and "10.2" in f.title
     # the stated CUDA is the one it needs: the libraries are only off the path
     assert first(log.replace("version: 10.2", "version: 10.1")).code == "cuda-library-missing"
+
+
+def test_cuda_visible_devices_set_to_a_word_hides_every_gpu():
+    f = first("RuntimeError: No CUDA GPUs are available\nservices:\n  app:\n    environment:\n"
+              "      CUDA_VISIBLE_DEVICES: all\n      NVIDIA_VISIBLE_DEVICES: all\n")
+    assert f.code == "invalid-visible-devices" and f.severity == Severity.ERROR and "'all'" in f.title
+    assert any("NVIDIA_VISIBLE_DEVICES" in step for step in f.fix)
+    # NVIDIA_VISIBLE_DEVICES=all alone is the toolkit's own setting
+    assert "invalid-visible-devices" not in errors("      NVIDIA_VISIBLE_DEVICES: all\nRuntimeError: No CUDA GPUs are "
+                                                   "available")
+
+
+def test_a_ngc_container_older_than_the_gpu_is_the_architecture():
+    f = first("WARNING: Detected NVIDIA NVIDIA GeForce RTX 3090 GPU, which is not yet supported in this version of the "
+              "container\nERROR: No supported GPU(s) detected to run this container")
+    assert f.code == "gpu-arch-unsupported" and "RTX 3090" in f.title
+
+
+def test_the_toolkits_cuda_unknown_error_is_the_host_driver_not_nvidia_uvm():
+    f = first("I0214 23:59:15.055857 3558 nvc.c:182] loading kernel module nvidia_uvm\n"
+              "nvidia-container-cli: initialization error: cuda error: unknown error")
+    assert f.code == "cuda-init-failed"
+
+
+def test_ninjas_console_script_without_its_module_is_ninja_missing():
+    assert first('  File "D:\\env\\Scripts\\ninja.exe\\__main__.py", line 4, in <module>\n'
+                 "ModuleNotFoundError: No module named 'ninja'").code == "ninja-missing"
+
+
+def test_gpu_access_blocked_inside_a_gpu_container_under_wsl_is_the_runtimes_cgroup_setting():
+    f = first("sudo docker run --rm --runtime=nvidia --gpus all ubuntu nvidia-smi\n"
+              "Failed to initialize NVML: GPU access blocked by the operating system")
+    assert f.code == "container-no-gpu-access" and any("no-cgroups = false" in step for step in f.fix)
+    # in the distribution itself it stays WSL's set-up
+    assert first("$ nvidia-smi\nFailed to initialize NVML: GPU access blocked by the operating system").code == \
+        "wsl-driver-misconfigured"
+
+
+def test_an_old_docker_compose_rejecting_the_gpu_reservation_is_the_containers_gpu_access():
+    f = first("The Compose file './docker-compose.yaml' is invalid because:\nservices.sd.deploy.resources.reservations "
+              "value Additional properties are not allowed ('devices' was unexpected)")
+    assert f.code == "container-no-gpu-access" and "1.28.0" in " ".join(f.fix)
+
+
+TF_OOM = ("ResourceExhaustedError (see above for traceback): OOM when allocating tensor of shape [1024] and type float\n"
+          "\t [[Node: {node} = Const[dtype=DT_FLOAT, _device=\"/job:localhost/replica:0/task:0/device:GPU:0\"]()]]\n")
+
+
+def test_tensorflow_out_of_memory_while_initialising_variables_is_a_full_gpu():
+    f = first(TF_OOM.format(node="flownet_c/conv6/biases/Adam/Initializer/zeros"))
+    assert f.code == "gpu-memory-full" and "Initializer" in f.detail
+    # the same error inside a training step is the workload's size
+    assert first(TF_OOM.format(node="gradients/conv6/Conv2D_grad/Conv2DBackpropInput")).code == "not-environment"
+
+
+def test_a_conv_input_on_another_device_than_its_weights_is_the_program():
+    assert first("RuntimeError: Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the "
+                 "same").code == "not-environment"
+
+
+def test_ollama_skipping_a_gpu_its_build_has_no_architecture_for():
+    f = first('msg="skipping CUDA device — compute capability not in compiled architectures" device="NVIDIA RTX A6000" '
+              'cc=860 archs="[750 890 1000 1200]"')
+    assert f.code == "gpu-arch-unsupported" and "NVIDIA RTX A6000" in f.detail and "750 890 1000 1200" in f.detail
