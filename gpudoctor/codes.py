@@ -295,9 +295,11 @@ CATALOG: Dict[str, CodeInfo] = {
            "tensorflow + tensorflow-gpu, two torch distributions, mixed -cu11/-cu12 nvidia wheels: "
            "the files of one overwrite the other's. Or a companion built for another release: torchvision "
            "for another torch (or CUDA variant), keras for another TensorFlow, jaxlib for another jax, a "
-           "flash-attn whose extension was linked against another CUDA runtime than torch's.",
-           "Installed distributions from metadata: their Requires-Dist pins and +cuXXX local versions, and the "
-           "libcudart soname (DT_NEEDED) of companions' extension modules listed in their RECORD.",
+           "flash-attn whose extension was linked against another CUDA runtime than torch's, or built "
+           "against another torch (its import fails with 'undefined symbol: _ZN3c10...').",
+           "Installed distributions from metadata: their Requires-Dist pins and +cuXXX local versions, and, for "
+           "companions' extension modules listed in their RECORD, the libcudart soname they link (DT_NEEDED) and "
+           "the torch symbols they need that the installed torch/lib does not export.",
            "Uninstall all of them and install one; for companions, the one install command that aligns them."),
         _c("package-removed", L.FRAMEWORK, E, "A package name that no longer provides builds is asked for",
            "Some names are placeholders that only raise an error: `tensorflow-gpu` was removed (its last "
