@@ -48,8 +48,10 @@ FAILURE_RE = re.compile(
     r"|(?:available|detected|is_built_with_cuda|is_gpu_available)\W*(?:returns?\s+)?false\b|^\s*false\s*$"
     r"|(?:returns?|prints?|gives?|shows?|outputs?|->|=>|\bis)\s*[`'\"]?false\b",
     re.IGNORECASE)
-# Placeholders that only say a tool could not look (collect_env's "Could not collect").
-NOT_A_FAILURE_RE = re.compile(r"could not collect", re.IGNORECASE)
+# Placeholders that only say a tool could not look (collect_env's "Could not collect"), and lines that say
+# themselves that they are no error (TensorFlow's "Executor start aborting (this does not indicate an error ...").
+NOT_A_FAILURE_RE = re.compile(r"could not collect|does not indicate an error|you can (?:safely )?ignore this",
+                              re.IGNORECASE)
 # ... and only for a log about the GPU stack: a failing web request resembles nothing here.
 GPU_STACK_RE = re.compile(r"cuda|gpu|nvidia|cudnn|cublas|nccl|nvcc|nvml|libcu|torch|tensorflow|jax|xla|tensorrt",
                           re.IGNORECASE)

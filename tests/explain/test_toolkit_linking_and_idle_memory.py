@@ -250,3 +250,35 @@ def test_ollama_skipping_a_gpu_its_build_has_no_architecture_for():
     f = first('msg="skipping CUDA device — compute capability not in compiled architectures" device="NVIDIA RTX A6000" '
               'cc=860 archs="[750 890 1000 1200]"')
     assert f.code == "gpu-arch-unsupported" and "NVIDIA RTX A6000" in f.detail and "750 890 1000 1200" in f.detail
+
+
+def test_a_toolkit_newer_than_the_gpus_last_cuda_is_the_gpu_generation():
+    f = first("┌ Error: Your Tesla V100-PCIE-32GB GPU (compute capability 7.0) is not supported on CUDA 13+.\n"
+              "ERROR: CUDA error: unknown error (code 999, ERROR_UNKNOWN)\n")
+    assert f.code == "gpu-arch-unsupported" and "compute capability 7.0" in f.title
+    g = first("ERROR: Failed to compile PTX code (ptxas exited with code 255)\n"
+              "ptxas fatal   : Value 'sm_70' is not defined for option 'gpu-name'\n")
+    assert g.code == "gpu-arch-unsupported" and "sm_70" in g.title
+    # a GPU newer than the toolkit is the toolkit's age, not the GPU's
+    assert first("ptxas fatal   : Value 'sm_120' is not defined for option 'gpu-name'").code != "gpu-arch-unsupported"
+
+
+def test_a_cudnn_function_missing_at_import_is_an_older_cudnn_loaded():
+    f = first("ImportError: /lib/python3.6/site-packages/torch/_C.cpython-36m-x86_64-linux-gnu.so: undefined symbol: "
+              "cudnnSetConvolutionGroupCount")
+    assert f.code == "cudnn-version-mismatch" and "cudnnSetConvolutionGroupCount" in f.title
+
+
+def test_a_line_that_says_it_is_no_error_is_not_the_failure_the_last_resort_reads():
+    log = ("I tensorflow/core/common_runtime/executor.cc:1197] [/device:CPU:0] (DEBUG INFO) Executor start aborting "
+           "(this does not indicate an error and you can ignore this message): INVALID_ARGUMENT: You must feed a value "
+           "for placeholder tensor\nI tensorflow/compiler/xla/service/service.cc:177]   StreamExecutor device (0): "
+           "Tesla T4, Compute Capability 7.5\n")
+    assert [f for f in explain_text(log).findings if f.severity in (Severity.ERROR, Severity.WARNING)] == []
+
+
+def test_autocast_disabling_cuda_inside_a_docker_image_is_the_containers_gpu_access():
+    f = first("I would like to have CUDA installed with the docker images.\n/usr/local/lib/python3.10/site-packages/"
+              "torch/amp/autocast_mode.py:250: UserWarning: User provided device_type of 'cuda', but CUDA is not "
+              "available. Disabling\n")
+    assert f.code == "container-no-gpu-access"
