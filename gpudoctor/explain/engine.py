@@ -294,7 +294,7 @@ def _link_causes(findings: List[Finding], hits: List[Hit]) -> List[Finding]:
         if h.sig.id == "cuda-error-table":  # a line a specific signature also read: that reading is the cause
             cause = next((e for e, eh in zip(findings, hits) if e.severity == Severity.ERROR and e.code != f.code
                           and eh.sig.id not in GENERIC_SIGNATURES and set(h.lines) <= set(eh.lines)), None)
-        for code in [c for c in wanted if c != "lower" and cause is None]:
+        for code in [c for c in wanted if c != "lower"] if cause is None else []:
             cause = next((e for e in errors if e.code == code and e.code != f.code), None)
             if cause:
                 break

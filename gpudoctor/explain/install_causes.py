@@ -125,7 +125,7 @@ def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: 
                 "pythons": ""}
     first_tf = _first_tensorflow_for(python) if python and pkg.replace("_", "-") == "tensorflow" else None
     if not offered and stated and not requested and first_tf and not other_platform:
-        # every TensorFlow release since 2.16 has wheels for it: "(from versions: none)" dates the log before then
+        # the tables' first release with wheels for it: "(from versions: none)" dates the log before that release
         return {"why": f"pip saw {saw}, and the log shows Python {python}, which TensorFlow publishes wheels for "
                        f"only from {first_tf} on: before that release no TensorFlow had a wheel for it (the Python was "
                        "newer than every release then)", "pythons": ""}
@@ -150,7 +150,7 @@ def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: 
     return None
 
 
-def _unstated_python(pkg: str, offered: List[Version], python: Any, facts: Dict[str, Any],
+def _torch_none_found(pkg: str, offered: List[Version], python: Any, facts: Dict[str, Any],
                      saw: str, requested: Optional[str] = None) -> Optional[Dict[str, str]]:
     """torch's "(from versions: none)" with nothing that points at another platform, whatever Python (if any) the
     log states: every torch release has wheels for 64-bit Linux x86-64, Windows and macOS, so the interpreter is
@@ -246,7 +246,7 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
         reason = _reason(pkg, requested, offered, str(python) if python else None, other_platform, bool(stated), saw,
                          wheel_platform)
         if reason is None and not other_platform and str(f.evidence.get("versions", "")).strip() == "none":
-            reason = _unstated_python(pkg, offered, python, facts, saw, requested)
+            reason = _torch_none_found(pkg, offered, python, facts, saw, requested)
         if reason is None:
             out.append(f)
             continue
