@@ -282,3 +282,25 @@ def test_autocast_disabling_cuda_inside_a_docker_image_is_the_containers_gpu_acc
               "torch/amp/autocast_mode.py:250: UserWarning: User provided device_type of 'cuda', but CUDA is not "
               "available. Disabling\n")
     assert f.code == "container-no-gpu-access"
+
+
+def test_a_conda_companion_built_only_for_older_pytorch_is_a_conflict():
+    f = first("UnsatisfiableError: The following specifications were found to be incompatible with a past explicit "
+              "spec that is not an explicit spec in this operation (pytorch-cuda):\n\n"
+              "  - pyg -> pytorch[version='1.10.*|1.11.*|1.12.*|1.13.*|2.0.*|2.1.*|2.2.*|1.9.*|1.8.*']\n")
+    assert f.code == "conflicting-packages" and "pyg" in f.title and "2.2.*" in f.detail
+
+
+def test_docker_desktops_gpu_sample_failing_in_the_toolkit_is_wsl():
+    f = first("docker run --rm -it --gpus=all <package-index>/nvidia/k8s/cuda-sample:nbody nbody -gpu -benchmark\n"
+              + TOOLKIT_DRIVER_ERROR)
+    assert f.code == "wsl-driver-misconfigured" and "Docker Desktop" in f.detail
+
+
+def test_cuda_error_35_under_wsl_is_the_windows_side():
+    f = first("CUDA error at helper_cuda.h:777 code=35(cudaErrorInsufficientDriver) \"cudaGetDeviceCount(&count)\"\n"
+              "I'm running the program on Ubuntu 18.04 (on windows with wsl2)\n")
+    assert f.code == "wsl-driver-misconfigured" and any("Windows" in step for step in f.fix)
+    # the same error on plain Linux stays the driver's age
+    assert first("CUDA error at helper_cuda.h:777 code=35(cudaErrorInsufficientDriver) \"cudaGetDeviceCount(&c)\"\n"
+                 ).code == "driver-too-old"
