@@ -102,3 +102,17 @@ def test_the_hash_lookup_agrees_with_a_full_scan_of_the_real_libc10():
     assert all(exported.defines(name) for name in defined)
     assert not any(exported.defines(name + "_not_in_torch") for name in defined[:200])
     exported.close()
+
+
+def test_a_hash_table_pointing_outside_the_file_answers_no_not_a_crash(tmp_path):
+    lib = torch_lib(tmp_path / "torch", "libc10.so", [SET_DEVICE])
+    exported = ExportedSymbols(str(lib))
+    assert exported.defines(SET_DEVICE)
+    nbuckets, buckets = exported._table[2], exported._table[7]  # point every bucket far past the file's end
+    exported.close()
+    data = bytearray(lib.read_bytes())
+    data[buckets:buckets + 4 * nbuckets] = b"\xff\xff\xff\x7f" * nbuckets
+    lib.write_bytes(bytes(data))
+    broken = ExportedSymbols(str(lib))
+    assert broken.readable and broken.defines(SET_DEVICE) is False
+    broken.close()

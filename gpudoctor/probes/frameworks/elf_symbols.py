@@ -161,8 +161,14 @@ class ExportedSymbols:
         """Whether the library defines (exports) the symbol. False when it cannot be read."""
         if self._table is None or self._mm is None:
             return False
-        mm = self._mm
-        strtab, symtab, nbuckets, symoffset, bloom_size, bloom_shift, bloom, buckets, chains = self._table
+        try:
+            return self._lookup(self._mm, self._table, name)
+        except (struct.error, ValueError, IndexError, OverflowError):  # a hash table pointing outside the file
+            return False
+
+    @staticmethod
+    def _lookup(mm: mmap.mmap, table: Tuple[int, ...], name: str) -> bool:
+        strtab, symtab, nbuckets, symoffset, bloom_size, bloom_shift, bloom, buckets, chains = table
         raw = name.encode("ascii", "replace")
         h = _gnu_hash(raw)
         word, = struct.unpack_from("<Q", mm, bloom + 8 * ((h // 64) % bloom_size))

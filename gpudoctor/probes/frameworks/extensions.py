@@ -18,7 +18,7 @@ from typing import Iterable, List, Optional
 
 from ...facts.frameworks import Distribution, ExtensionLink
 from .elf import read_dynamic
-from .elf_symbols import TorchExports, undefined_torch_symbols
+from .elf_symbols import TORCH_LIBRARY, TorchExports, undefined_torch_symbols
 
 # Companion distributions (PEP 503 names) whose extension modules link a CUDA runtime of their own build.
 CUDA_EXTENSION_PACKAGES = ("flash-attn", "xformers", "mamba-ssm", "causal-conv1d", "vllm", "apex", "detectron2",
@@ -27,7 +27,6 @@ CUDA_EXTENSION_PACKAGES = ("flash-attn", "xformers", "mamba-ssm", "causal-conv1d
                            "flashinfer-python", "sageattention", "bitsandbytes", "torch-tensorrt", "natten")
 MAX_FILES_PER_PACKAGE = 64  # RECORD can list thousands of files; the extension modules are few
 _CUDART = re.compile(r"^libcudart\.so\.\d+(?:\.\d+)*$")
-_TORCH_LIBRARY = re.compile(r"^lib(?:c10|torch)\w*\.so$")
 SYMBOLS_SHOWN = 3  # the loader names only the first missing symbol; a few show the pattern
 
 
@@ -58,7 +57,7 @@ def _read_link(dist: Distribution, path: str, torch_exports: TorchExports) -> Op
     cudart = next((n for n in dynamic.needed if _CUDART.match(n)), None)
     missing: List[str] = []
     # only a module linked against torch's libraries is built for a torch (bitsandbytes' are not)
-    if torch_exports.readable and any(_TORCH_LIBRARY.match(n) for n in dynamic.needed):
+    if torch_exports.readable and any(TORCH_LIBRARY.match(n) for n in dynamic.needed):
         missing = torch_exports.missing(undefined_torch_symbols(path) or [])
     if not cudart and not missing:
         return None
