@@ -141,12 +141,16 @@ def sm(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
     return {"cc": f"{raw[:-1]}.{raw[-1]}"}
 
 
-_SIZE = r"([\d.]+) ([KMGT])i?B"
+_SIZE = r"([\d.]+) ([KMGT]i?B|bytes)\b"
 # The numbers of PyTorch's caching-allocator OOM message, in its old and its new (>= 2.1) wording
 # (which first printed "total capacty").
 _OOM_TOTAL = (re.compile(_SIZE + r" total capacity"), re.compile(r"total capac\w*ty of " + _SIZE))
 _OOM_FREE = (re.compile(_SIZE + r" free"), re.compile(r"of which " + _SIZE + r" is free"))
 _OOM_OWN = (re.compile(_SIZE + r" reserved in total by PyTorch"), re.compile(r"this process has " + _SIZE + r" memory in use"))
+# Without "this process has" (NVML lists the process under another PID, as in a container), what
+# PyTorch itself holds is still printed: "Of the allocated memory A is allocated by PyTorch, and B is
+# reserved by PyTorch but unallocated" (A + B, the CUDA context's few hundred MiB left out).
+_OOM_PYTORCH = re.compile(r"Of the allocated memory " + _SIZE + r" is allocated by PyTorch, and " + _SIZE + r" is reserved by PyTorch")
 # PyTorch before 1.4 printed "X already allocated; Y free; Z cached)", Z the cache on top of X: what the
 # process holds is at least X + Z (read as exactly that, so memory held elsewhere is never overstated).
 _OOM_ALLOCATED = (re.compile(_SIZE + r" already allocated"),)
@@ -157,8 +161,12 @@ def _mib(patterns, line: str) -> Optional[float]:
     for pattern in patterns:
         m = pattern.search(line)
         if m:
-            return in_mib(m.group(1), m.group(2))
+            return _size_mib(m.group(1), m.group(2))
     return None
+
+
+def _size_mib(number: str, unit: str) -> float:
+    return float(number) / (1024 * 1024) if unit == "bytes" else in_mib(number, unit[0])
 
 
 def torch_oom(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
@@ -166,6 +174,9 @@ def torch_oom(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[V
     holds. When most of the GPU is neither free nor this process's, another process holds it: the
     program did not outgrow the GPU. `arg` is "elsewhere" (keep the match only then) or "own"."""
     total, free, own = _mib(_OOM_TOTAL, line), _mib(_OOM_FREE, line), _mib(_OOM_OWN, line)
+    pytorch = _OOM_PYTORCH.search(line)
+    if own is None and pytorch:
+        own = _size_mib(pytorch.group(1), pytorch.group(2)) + _size_mib(pytorch.group(3), pytorch.group(4))
     if own is None and _mib(_OOM_CACHED, line) is not None:
         allocated = _mib(_OOM_ALLOCATED, line)
         own = None if allocated is None else allocated + (_mib(_OOM_CACHED, line) or 0.0)
