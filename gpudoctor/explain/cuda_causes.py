@@ -177,10 +177,10 @@ def reread_cudnn_major(findings: List[Finding], facts: Dict[str, Any]) -> List[F
     listed = _as_list(facts.get("ldconfig_cudnn"))  # the majors `ldconfig -p` lists
     out = []
     for f in findings:
-        wanted = str(f.evidence.get("major") or "")
+        wanted = str(f.evidence.get("major") or _cudnn_dll_major(f) or "")
         stated = str(facts.get("cudnn_stated") or facts.get("env_cudnn")
                      or (max(listed, key=int) if listed and wanted not in listed else ""))
-        if (f.code != "cudnn-missing" or not stated or not wanted.isdigit()
+        if (f.code not in ("cudnn-missing", "dll-load-failed") or not stated or not wanted.isdigit()
                 or stated.split(".")[0] == wanted):
             out.append(f)
             continue
@@ -188,8 +188,9 @@ def reread_cudnn_major(findings: List[Finding], facts: Dict[str, Any]) -> List[F
                    if stated.startswith("9") and wanted == "8" else "")
         said = facts.get("cudnn_stated") or facts.get("env_cudnn")
         seen = f"the log says cuDNN {stated} is installed" if said else f"the loader cache (ldconfig -p) lists cuDNN {stated} only"
+        names = f"cudnn64_{wanted}.dll" if str(f.evidence.get("soname", "")).endswith(".dll") else f".so.{wanted}"
         detail = (f"The program needs cuDNN {wanted} ({f.evidence.get('soname')}), and {seen}: each cuDNN major has its "
-                  f"own file names (.so.{wanted}){renamed}, so the program cannot "
+                  f"own file names ({names}){renamed}, so the program cannot "
                   f"use another major.")
         wheel = (" (pip: `pip install \"nvidia-cudnn-cu12<9\"` in its environment, CUDA 11 builds: nvidia-cudnn-cu11)"
                  if wanted == "8" else "")
@@ -200,6 +201,18 @@ def reread_cudnn_major(findings: List[Finding], facts: Dict[str, Any]) -> List[F
                                         title=f"cuDNN {stated} is installed; the program needs cuDNN {wanted}"),
                            caused_by=f.caused_by))
     return out
+
+
+_CUDNN_DLL = re.compile(r"^cudnn(?:64)?_(\d+)\.dll$", re.IGNORECASE)
+
+
+def _cudnn_dll_major(f: Finding) -> Optional[str]:
+    """The cuDNN major of a Windows cuDNN DLL that failed to load (cudnn64_7.dll -> 7); the sub-libraries of
+    cuDNN 8/9 (cudnn_ops_infer64_8.dll) name other files, read by their own signatures."""
+    if f.code != "dll-load-failed":
+        return None
+    m = _CUDNN_DLL.match(str(f.evidence.get("soname") or ""))
+    return m.group(1) if m else None
 
 
 def unnamed_missing_libraries(findings: List[Finding]) -> List[Finding]:

@@ -176,7 +176,8 @@ def _torch_none_found(pkg: str, offered: List[Version], python: Any, facts: Dict
 def _tensorflow_gpu_ended(f: Finding, requested: str, offered: List[Version]) -> Finding:
     """tensorflow-gpu==2.11 or newer not found: the package ended (its index page: 2.10.1 the last with Windows
     wheels, 2.11.0 Linux-only, 2.12.0 a source-only placeholder that raises)."""
-    newest = f" (pip offers up to {max(offered)})" if offered else ""
+    real = [v for v in offered if v.release[:2] != (2, 12)]  # 2.12.0 is the placeholder
+    newest = f" (pip offers real releases up to {max(real)})" if real else ""
     detail = (f"pip found no tensorflow-gpu {requested} for this interpreter{newest}: the tensorflow-gpu package ended. "
               "Its last release with Windows wheels is 2.10.1 (TensorFlow 2.10 was the last GPU release for native "
               "Windows), 2.11.0 has Linux wheels only, and 2.12.0 is an empty placeholder whose setup raises. GPU "
@@ -228,8 +229,9 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
                 wanted_version is None or wanted_version > max(offered)) and not facts.get("apple_silicon"):
             out.append(_intel_mac(f, max(offered)))
             continue
+        # (2.12.0, an empty placeholder, is offered beside the 2.10.x that are the last real ones)
         if pkg.replace("_", "-") == "tensorflow-gpu" and wanted_version and wanted_version >= Version("2.11") \
-                and all(v < wanted_version for v in offered):
+                and wanted_version not in offered:
             out.append(_tensorflow_gpu_ended(f, requested or "", offered))
             continue
         stated = facts.get("python_version")

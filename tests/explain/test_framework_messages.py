@@ -100,3 +100,66 @@ def test_ultralytics_asking_for_a_device_beyond_the_count_is_the_ordinal():
     # no GPU seen at all: the index is not the cause, and no ordinal is named
     assert "invalid-device-ordinal" not in errors(ULTRALYTICS.format(available="False", count=0)
                                                   + "Ultralytics YOLOv8.1.3 Python-3.10.11 torch-2.1.0+cpu\n")
+
+
+# ---- read from the blind sets independent31-33 (stop 21) ----
+
+def test_a_flash_attn_style_setup_refusing_the_nvcc_is_the_extension_toolkit():
+    f = first("      RuntimeError: mamba_ssm is only supported on CUDA 11.6 and above.  Note: make sure nvcc has a "
+              "supported version by running nvcc -V.\n      torch.__version__  = 1.13.1\n      CUDA_HOME = /usr\n")
+    assert f.code == "extension-cuda-mismatch"
+    assert "mamba_ssm" in f.title and "CUDA_HOME = /usr" in f.title
+    # the generic wording names no package: the title does not invent one
+    assert "package needs" not in first("RuntimeError: package is only supported on CUDA 11.6 and above.").title
+
+
+def test_tensorflow_gpu_211_beside_the_212_placeholder_is_the_ended_package():
+    f = first("ERROR: Could not find a version that satisfies the requirement tensorflow-gpu==2.11 (from versions: "
+              "2.9.0, 2.10.0, 2.10.1, 2.12.0)\nERROR: No matching distribution found for tensorflow-gpu==2.11")
+    assert f.code == "package-removed" and "up to 2.10.1" in f.detail
+    # a release that exists but not for this interpreter stays an install failure of the Python or platform
+    assert first("ERROR: Could not find a version that satisfies the requirement tensorflow-gpu==2.10.0 (from "
+                 "versions: 2.12.0)").code != "package-removed"
+
+
+def test_paddles_own_arch_warning_is_the_wheel_without_the_gpu():
+    f = first("W0831 17:08:58.996548 1851646 gpu_resources.cc:96] The GPU architecture in your current machine is "
+              "Pascal, which is not compatible with Paddle installation with arch: 70 75 80 86 , it is recommended to "
+              "install the corresponding wheel package")
+    assert f.code == "gpu-arch-unsupported" and "Pascal" in f.title and "70 75 80 86" in f.title
+
+
+def test_a_cudnn_dll_of_another_major_than_the_stated_cudnn_is_the_version():
+    log = ("CUDA：11.3\nCUDNN：8.9.1\nRuntimeError: (PreconditionNotMet) The third-party dynamic library "
+           "(cudnn64_7.dll) that Paddle depends on is not configured correctly. (error code is 126)")
+    f = first(log)
+    assert f.code == "cudnn-version-mismatch" and "cudnn64_7.dll" in f.detail and ".so." not in f.detail
+    # without a stated cuDNN it stays the DLL that cannot be loaded
+    assert first(log.split("\n", 2)[2]).code == "dll-load-failed"
+
+
+def test_an_attribute_missing_on_a_plain_value_is_the_program():
+    f = first("  File \"tools/../ppocr/data/rec/dataset_traversal.py\", line 241, in get_device_num\n"
+              "    gpu_num = len(gpus.split(','))\nAttributeError: 'int' object has no attribute 'split'")
+    assert f.code == "not-environment" and ".split" in f.title
+    # h5py 3 under an old Keras prints the same shape for str.decode: not read as the program's bug
+    assert "not-environment" not in [g.code for g in explain_text(
+        "AttributeError: 'str' object has no attribute 'decode'").findings]
+
+
+def test_paddlepaddle_with_no_wheel_for_the_platform_is_an_install_failure():
+    f = first("ERROR: Could not find a version that satisfies the requirement paddlepaddle==2.0.2 (from versions: "
+              "none)\nERROR: No matching distribution found for paddlepaddle==2.0.2")
+    assert f.code == "no-matching-build"
+
+
+def test_a_machine_said_to_have_no_gpu_is_the_hardware():
+    docker = 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
+    assert first(docker + "但我是Linux服务器，没有GPU，只有CPU\n").code == "no-nvidia-gpu"
+    assert first(docker + "My server has no GPU, only a CPU.\n").code == "no-nvidia-gpu"
+    # a log that names an NVIDIA GPU keeps the container's own cause
+    assert first(docker + "I don't have a GPU here... wait, nvidia-smi shows NVIDIA GeForce RTX 3090\n"
+                 ).code == "container-no-gpu-access"
+    # "No CUDA GPUs are available" is the program's symptom, not a statement about the machine
+    assert first("CUDA_VISIBLE_DEVICES=1 python train.py\nRuntimeError: No CUDA GPUs are available").code != \
+        "no-nvidia-gpu"
