@@ -163,3 +163,58 @@ def test_a_machine_said_to_have_no_gpu_is_the_hardware():
     # "No CUDA GPUs are available" is the program's symptom, not a statement about the machine
     assert first("CUDA_VISIBLE_DEVICES=1 python train.py\nRuntimeError: No CUDA GPUs are available").code != \
         "no-nvidia-gpu"
+
+
+# ---- other tools' own messages (stop 21) ----
+
+def test_nvcc_failing_on_gcc_11_headers_is_the_host_compiler():
+    f = first("/usr/include/c++/11/bits/std_function.h:435:145: error: parameter packs not expanded with '...':\n"
+              "  435 |         function(_Functor&& __f)")
+    assert f.code == "host-compiler-unsupported" and "GCC 11" in f.title
+    assert any("g++-10" in step for step in f.fix)
+
+
+def test_nccl_out_of_memory_is_the_gpu_memory():
+    f = first("ncclUnhandledCudaError: Call to CUDA function failed.\nLast error:\nCuda failure 'out of memory'")
+    assert f.code == "gpu-memory-full" and any("set_device" in step for step in f.fix)
+    assert first("[rank0]: Cuda failure 2 'out of memory'").code == "gpu-memory-full"
+
+
+def test_numbas_driver_and_nvvm_messages_name_the_missing_library():
+    assert first("numba.cuda.cudadrv.error.CudaSupportError: Error at driver init: CUDA driver library cannot be "
+                 "found. If you are sure that a CUDA driver is installed, try setting environment variable "
+                 "NUMBA_CUDA_DRIVER").code == "libcuda-missing"
+    assert first("numba.cuda.cudadrv.error.NvvmSupportError: libNVVM cannot be found. Do `conda install "
+                 "cudatoolkit`:\nlibrary nvvm not found").code == "cuda-library-missing"
+
+
+def test_several_cupy_packages_are_named():
+    f = first("UserWarning: ----\n\n  CuPy may not function correctly because multiple CuPy packages are installed\n"
+              "  in your environment:\n\n    cupy-cuda11x, cupy-cuda12x\n")
+    assert f.code == "conflicting-packages" and "cupy-cuda11x, cupy-cuda12x" in f.title
+
+
+def test_deepspeed_without_cuda_home_is_the_extension_toolkit():
+    assert first("deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, unable to compile "
+                 "CUDA op(s)").code == "extension-cuda-mismatch"
+
+
+def test_gpus_too_old_for_triton_or_bfloat16_are_the_generation():
+    f = first("RuntimeError: Found Tesla P100-PCIE-16GB which is too old to be supported by the triton GPU compiler, "
+              "which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, but your device "
+              "is of CUDA capability 6.0")
+    assert f.code == "gpu-arch-unsupported" and "Tesla P100-PCIE-16GB" in f.title and "6.0" in f.title
+    g = first("ValueError: Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your Tesla T4 "
+              "GPU has compute capability 7.5. You can use float16 instead by explicitly setting the`dtype` flag")
+    assert g.code == "gpu-arch-unsupported" and any("--dtype half" in step for step in g.fix)
+
+
+def test_a_missing_nvcuda_dll_is_the_driver_not_a_dll_search_path():
+    f = first("FileNotFoundError: Could not find module 'C:\\Windows\\System32\\nvcuda.dll' (or one of its "
+              "dependencies). Try using the full path with constructor syntax.")
+    assert f.code == "libcuda-missing"
+    assert errors("FileNotFoundError: Could not find module 'nvcuda.dll' (or one of its dependencies).") == \
+        ["libcuda-missing"]
+    # any other DLL keeps the DLL search-path reading
+    assert first("FileNotFoundError: Could not find module 'C:\\venv\\Lib\\site-packages\\llama_cpp\\lib\\llama.dll' "
+                 "(or one of its dependencies).").code == "dll-load-failed"
