@@ -218,3 +218,44 @@ def test_a_missing_nvcuda_dll_is_the_driver_not_a_dll_search_path():
     # any other DLL keeps the DLL search-path reading
     assert first("FileNotFoundError: Could not find module 'C:\\venv\\Lib\\site-packages\\llama_cpp\\lib\\llama.dll' "
                  "(or one of its dependencies).").code == "dll-load-failed"
+
+
+# ---- read from the blind sets independent34-35 (stop 21) ----
+
+def test_torch_seeing_no_gpu_on_native_windows_is_pips_cpu_build():
+    log = ("Python 3.10.11 (tags/v3.10.11:7d4cc5a, Apr  5 2023, 00:38:17) [MSC v.1929 64 bit (AMD64)] on win32\n"
+           ">>> import torch\n>>> print(torch.cuda.is_available())\nFalse\n")
+    f = first(log)
+    assert f.code == "cpu-only-build" and any("--index-url" in step for step in f.fix)
+    # a True answer is no failure at all, and a CUDA index in the log is another story
+    assert errors(log.replace("False", "True")) == []
+    assert "native Windows" not in " ".join(
+        f.title for f in explain_text(log + "pip install torch --index-url https://download.pytorch.org/whl/cu121\n").findings)
+
+
+def test_torchs_min_max_capability_warning_is_the_generation():
+    f = first("Found GPU0 NVIDIA GeForce GTX 1070 which is of cuda capability 6.1.\n"
+              "Minimum and Maximum cuda capability supported by this version of PyTorch is\n(7.0) - (12.0)\n")
+    assert f.code == "gpu-arch-unsupported" and "GTX 1070" in f.title and "6.1" in f.title
+
+
+def test_a_shell_that_cannot_find_cuda_homes_nvcc_is_the_extension_toolkit():
+    f = first("/bin/sh: 1: :/usr/local/cuda-10.2/bin/nvcc: not found")
+    assert f.code == "extension-cuda-mismatch" and ":/usr/local/cuda-10.2/bin/nvcc" in f.title
+
+
+def test_compilers_newer_than_the_toolkit_are_the_host_compiler():
+    f = first("RuntimeError: The current installed version of x86_64-linux-gnu-g++ (11.3.0) is greater than the maximum "
+              "required version by CUDA 11.3 (10.0.0). Please make sure to use an adequate version of "
+              "x86_64-linux-gnu-g++ (>=5.0.0, <=10.0.0).")
+    assert f.code == "host-compiler-unsupported" and "11.3.0" in f.title and "10.0.0" in f.title
+    assert first("/usr/include/string.h:652:42: error: ‘memcpy’ was not declared in this scope").code == \
+        "host-compiler-unsupported"
+    # the same C++ error in the program's own file is not the toolchain
+    assert "host-compiler-unsupported" not in errors("src/model.cpp:12:5: error: ‘memcpy’ was not declared in this "
+                                                     "scope")
+
+
+def test_tensorflows_peer_access_note_is_harmless():
+    assert errors("tensorflow/core/common_runtime/gpu/gpu_init.cc:45] cannot enable peer access from device ordinal "
+                  "0 to device ordinal 2") == []
