@@ -93,7 +93,15 @@ def apply_context(findings: List[Finding], facts: Dict[str, Any]) -> List[Findin
     out = list(findings)
     for rule in load_rules():
         context = rule.context(facts)
-        if context is None or any(f.code == rule.becomes and f.caused_by is None and not rule.covers(f) for f in out):
+        named = [f for f in out if f.code == rule.becomes and f.caused_by is None and not rule.covers(f)]
+        if context is None or any(f.severity == Severity.ERROR for f in named):
+            continue  # no context, or a line already names the cause as an error
+        # the cause named only as a warning (a +cpu wheel alone may be meant) is what the error here proves:
+        # the re-read finding replaces it, so the log still has one finding for one cause
+        absorbed = [id(f) for f in named]
+        if named and any(f.severity == Severity.ERROR and f.caused_by is None and rule.covers(f) for f in out):
+            out = [f for f in out if id(f) not in absorbed]
+        elif named:
             continue
         seen = {"context": {context[0]: context[1]}}
         covered = [i for i, f in enumerate(out) if f.caused_by is None and rule.covers(f)]

@@ -37,6 +37,9 @@ def _dotted(raw: str, as_cuda: bool) -> str:
     return raw
 
 
+_IMPORT_FAILED = re.compile(r"\b(?:ImportError|ModuleNotFoundError|OSError):\s*\S*lib")
+
+
 def soname(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:
     name = values.get(arg or "soname") or ""
     fam = cat.soname_family(name)
@@ -49,7 +52,9 @@ def soname(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Valu
     # a dependency of an optional library ("Could not load 'libnvinfer_plugin.so.6'; dlerror:
     # libnvrtc.so.10.1: ...") is as optional as the library that was asked for
     wanted = cat.soname_family(str(values.get("wanted") or ""))
-    optional = fam.optional or bool(wanted and wanted.optional)
+    # ... unless the program itself failed to import it: `import tensorrt` raising ImportError for
+    # libnvinfer is a failure, where TensorFlow's "Could not load dynamic library" is only a note
+    optional = (fam.optional or bool(wanted and wanted.optional)) and not _IMPORT_FAILED.search(line)
     out: Values = dict(groups, version=version, major=major, component=fam.component.format(**groups)
                        if "{" in fam.component else fam.component, _optional=optional,
                        _code=fam.code, _fix=fam.fix)
