@@ -16,39 +16,19 @@ import re
 import struct
 from typing import List, Optional, Sequence, Tuple
 
-from .elf import file_offset
+from .elf import DT_STRTAB, PARSE_ERRORS, dynamic_entries, file_offset, header, layout, open_elf
 
 SHT_DYNSYM = 11
 SHN_UNDEF = 0
 STB_WEAK = 2
 SYMBOL_SIZE = 24  # Elf64_Sym
-PT_LOAD, PT_DYNAMIC = 1, 2
-DT_NULL, DT_STRTAB, DT_SYMTAB, DT_GNU_HASH = 0, 5, 6, 0x6FFFFEF5
+DT_SYMTAB, DT_GNU_HASH = 6, 0x6FFFFEF5
 MAX_SYMBOLS = 200_000  # an extension's table is a few thousand entries; this bounds a corrupt one
 # Mangled names in torch's own namespaces (c10, at, torch, caffe2), functions and vtables/typeinfo:
 # _ZN3c104cuda9SetDeviceEi, _ZNK2at10TensorBase8data_ptrEv, _ZTVN5torch8autograd4NodeE.
 TORCH_SYMBOL = re.compile(rb"_Z(?:T[VIS])?N[KVr]*(?:3c10|2at|5torch|6caffe2)[0-9A-Z_]")
 # torch's own shared libraries in torch/lib: the ones that export those namespaces.
 TORCH_LIBRARY = re.compile(r"^lib(?:c10|torch|caffe2|shm)\w*\.so$")
-
-
-def _header(mm: mmap.mmap) -> Optional[Tuple[int, int, int, int, int, int]]:
-    """(phoff, phentsize, phnum, shoff, shentsize, shnum) of a 64-bit little-endian ELF, else None."""
-    if len(mm) < 64 or mm[:4] != b"\x7fELF" or mm[4] != 2 or mm[5] != 1:
-        return None
-    phoff, shoff = struct.unpack_from("<QQ", mm, 0x20)
-    phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", mm, 0x36)
-    return phoff, phentsize, phnum, shoff, shentsize, shnum
-
-
-def _open(path: str) -> Optional[mmap.mmap]:
-    try:
-        with open(path, "rb") as fh:
-            if os.fstat(fh.fileno()).st_size < 64:
-                return None
-            return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
-        return None
 
 
 def _name_at(mm: mmap.mmap, offset: int, limit: int = 4096) -> bytes:
@@ -59,23 +39,22 @@ def _name_at(mm: mmap.mmap, offset: int, limit: int = 4096) -> bytes:
 def undefined_torch_symbols(path: str) -> Optional[List[str]]:
     """The strong undefined dynamic symbols of `path` that name something of torch's, or None when the
     file is not a readable ELF64 shared object with a dynamic symbol table."""
-    mm = _open(path)
+    mm = open_elf(path)
     if mm is None:
         return None
     try:
         return _undefined(mm)
-    except (struct.error, ValueError, IndexError, OverflowError):
+    except PARSE_ERRORS:
         return None
     finally:
         mm.close()
 
 
 def _undefined(mm: mmap.mmap) -> Optional[List[str]]:
-    header = _header(mm)
-    if header is None:
+    head = header(mm)
+    if head is None:
         return None
-    _phoff, _phentsize, _phnum, shoff, shentsize, shnum = header
-    sections = [struct.unpack_from("<IIQQQQIIQQ", mm, shoff + i * shentsize) for i in range(shnum)]
+    sections = [struct.unpack_from("<IIQQQQIIQQ", mm, head.shoff + i * head.shentsize) for i in range(head.shnum)]
     dynsym = next((s for s in sections if s[1] == SHT_DYNSYM), None)
     if dynsym is None or dynsym[6] >= len(sections):
         return None
@@ -103,12 +82,12 @@ class ExportedSymbols:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self._mm = _open(path)
+        self._mm = open_elf(path)
         self._table: Optional[Tuple[int, ...]] = None
         if self._mm is not None:
             try:
                 self._table = self._read_table(self._mm)
-            except (struct.error, ValueError, IndexError, OverflowError):
+            except PARSE_ERRORS:
                 self._table = None
         if self._table is None:
             self.close()
@@ -124,27 +103,14 @@ class ExportedSymbols:
 
     @staticmethod
     def _read_table(mm: mmap.mmap) -> Optional[Tuple[int, ...]]:
-        header = _header(mm)
-        if header is None:
+        head = header(mm)
+        if head is None:
             return None
-        phoff, phentsize, phnum = header[:3]
-        loads: List[Tuple[int, int, int]] = []
-        dynamic: Optional[Tuple[int, int]] = None
-        for i in range(phnum):
-            p_type, _flags, p_offset, p_vaddr, _paddr, p_filesz = struct.unpack_from("<IIQQQQ", mm, phoff + i * phentsize)
-            if p_type == PT_LOAD:
-                loads.append((p_vaddr, p_offset, p_filesz))
-            elif p_type == PT_DYNAMIC:
-                dynamic = (p_offset, p_filesz)
+        loads, dynamic = layout(mm, head)
         if dynamic is None:
             return None
-        wanted = {}
-        for off in range(dynamic[0], dynamic[0] + dynamic[1] - 15, 16):
-            tag, value = struct.unpack_from("<qQ", mm, off)
-            if tag == DT_NULL:
-                break
-            if tag in (DT_STRTAB, DT_SYMTAB, DT_GNU_HASH):
-                wanted[tag] = file_offset(loads, value)
+        wanted = {tag: file_offset(loads, value) for tag, value in dynamic_entries(mm, dynamic)
+                  if tag in (DT_STRTAB, DT_SYMTAB, DT_GNU_HASH)}
         if None in wanted.values() or len(wanted) < 3:
             return None  # no GNU hash table (an old --hash-style=sysv link): no answer rather than a scan
         gnu = wanted[DT_GNU_HASH]
@@ -163,7 +129,7 @@ class ExportedSymbols:
             return False
         try:
             return self._lookup(self._mm, self._table, name)
-        except (struct.error, ValueError, IndexError, OverflowError):  # a hash table pointing outside the file
+        except PARSE_ERRORS:  # a hash table pointing outside the file
             return False
 
     @staticmethod
@@ -188,7 +154,6 @@ class ExportedSymbols:
                 return False
             index += 1
         return False
-
 
 
 class TorchExports:
