@@ -52,6 +52,11 @@ FAILURE_RE = re.compile(
 # themselves that they are no error (TensorFlow's "Executor start aborting (this does not indicate an error ...").
 NOT_A_FAILURE_RE = re.compile(r"could not collect|does not indicate an error|you can (?:safely )?ignore this",
                               re.IGNORECASE)
+# A reporter's sentence that announces an error pasted elsewhere ("When I run it, I get the following error:")
+# names no failure itself: only a line that carries the message does.
+ANNOUNCES_AN_ERROR_RE = re.compile(
+    r"^(?=.*\b(?:I|we|I'm|I've|we're|we've)\b)[^:]*\b(?:error|errors|exception|traceback|message)\b[^:]*:?\s*$",
+    re.IGNORECASE)
 # ... and only for a log about the GPU stack: a failing web request resembles nothing here.
 GPU_STACK_RE = re.compile(r"cuda|gpu|nvidia|cudnn|cublas|nccl|nvcc|nvml|libcu|torch|tensorflow|jax|xla|tensorrt",
                           re.IGNORECASE)
@@ -145,7 +150,7 @@ def unexplained_failure(text: str, explained: Callable[[str], bool]) -> Optional
     """The first line that says something failed and that no signature reads (harmless or not)."""
     examined = 0
     for line in text.splitlines():
-        if FAILURE_RE.search(line) and not NOT_A_FAILURE_RE.search(line):
+        if FAILURE_RE.search(line) and not NOT_A_FAILURE_RE.search(line) and not ANNOUNCES_AN_ERROR_RE.search(line):
             if not explained(line):
                 return line.strip()
             examined += 1

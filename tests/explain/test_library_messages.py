@@ -94,3 +94,84 @@ def test_openmmlab_refusing_the_mmcv_version_names_the_range():
     f = first("AssertionError: MMCV==2.2.0 is used but incompatible. Please install mmcv>=2.0.0rc4, <2.2.0.")
     assert f.code == "conflicting-packages"
     assert "2.2.0" in f.title and ">=2.0.0rc4, <2.2.0" in f.title
+
+
+def test_cudnns_own_could_not_locate_is_cudnn_of_that_major_missing():
+    f = first("Could not locate cudnn_ops_infer64_8.dll. Please make sure it is in your library path!")
+    assert f.code == "cudnn-missing" and "cuDNN 8" in f.title
+    # cuBLAS's DLL in the same words stays the Windows DLL search
+    assert first("Could not locate cublasLt64_12.dll. Please make sure it is in your library path!").code \
+        == "dll-load-failed"
+
+
+def test_wrong_argument_types_to_c_or_opencv_are_the_program():
+    assert first("ctypes.ArgumentError: argument 2: <class 'TypeError'>: wrong type").code == "not-environment"
+    f = first("    mask = cv2.inRange(hsv, red_lower, red_upper)\n"
+              "TypeError: lowerb is not a numpy array, neither a scalar")
+    assert f.code == "not-environment" and "lowerb" in f.detail
+
+
+def test_a_module_built_for_numpy_1_under_numpy_2_is_the_packages():
+    f = first("A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may crash. To support "
+              "both 1.x and 2.x\nUserWarning: Failed to initialize NumPy: _ARRAY_API not found")
+    assert f.code == "conflicting-packages" and f.severity == Severity.ERROR
+
+
+def test_a_reporter_running_on_amd_has_no_nvidia_gpu():
+    device = ("ValueError: Invalid CUDA 'device=0' requested. Use 'device=cpu' or pass valid CUDA device(s) if "
+              "available, i.e. 'device=0' or 'device=0,1,2,3' for Multi-GPU.\n\ntorch.cuda.is_available(): False\n"
+              "torch.cuda.device_count(): 0\n")
+    assert first(device).code == "framework-gpu-not-detected"  # nothing says why torch sees none
+    assert first("как запустить на amd, что скачать нужно\n" + device).code == "no-nvidia-gpu"
+    assert first("I have an AMD Radeon card.\n" + device).code == "no-nvidia-gpu"
+    # an AMD processor is not the graphics
+    assert first("I run it on AMD Ryzen 9 5900X\n" + device).code == "framework-gpu-not-detected"
+    # with a +cpu torch in the log, the CPU build is why torch sees none
+    f = first("torch==2.1.0+cpu\n" + device)
+    assert f.code == "cpu-only-build" and f.severity == Severity.ERROR
+    assert [x.code for x in explain_text("torch==2.1.0+cpu\n" + device).findings].count("cpu-only-build") == 1
+
+
+def test_a_reporters_sentence_announcing_an_error_is_not_the_failure():
+    from gpudoctor.explain.similar import unexplained_failure
+    log = "When I try to run it on the GPU, I get the following error:\nRuntimeError: CUDA error: unknown error\n"
+    assert unexplained_failure(log, lambda line: False) == "RuntimeError: CUDA error: unknown error"
+
+
+def test_training_tools_finding_no_gpu_name_torch_not_seeing_one():
+    for line in ["lightning_fabric.utilities.exceptions.MisconfigurationException: No supported gpu backend found!",
+                 "RuntimeError: No GPU found. A GPU is needed for quantization.",
+                 "NotImplementedError: Unsloth: No NVIDIA GPU found? Unsloth currently only supports GPUs!",
+                 "ValueError: fp16 mixed precision requires a GPU (not 'cpu')."]:
+        assert first(line).code == "framework-gpu-not-detected", line
+    # on a Mac the device is Apple's, not a missing CUDA GPU
+    assert first("ValueError: fp16 mixed precision requires a GPU (not 'mps').").code == "platform-unsupported"
+    # a CPU torch in the same log is why
+    assert errors("PyTorch version: 2.3.0+cpu\nRuntimeError: No GPU found. A GPU is needed for quantization.")[0] \
+        == "cpu-only-build"
+
+
+def test_lightnings_banner_and_device_list():
+    banner = ("GPU available: True (cuda), used: True\nTPU available: False, using: 0 TPU cores\n"
+              "IPU available: False, using: 0 IPUs\nHPU available: False, using: 0 HPUs\n"
+              "LOCAL_RANK: 0 - CUDA_VISIBLE_DEVICES: [0]\n")
+    assert not [f for f in explain_text(banner).findings if f.severity in (Severity.ERROR, Severity.WARNING)]
+    assert first("GPU available: False, used: False\nTPU available: False, using: 0 TPU cores").code \
+        == "framework-gpu-not-detected"
+    assert first("MisconfigurationException: You requested gpu: [1]\n But your machine only has: [0]").code \
+        == "invalid-device-ordinal"
+    assert first("MisconfigurationException: You requested gpu: [0]\n But your machine only has: []").code \
+        == "framework-gpu-not-detected"
+    assert first("RuntimeError: Lightning can't create new processes if CUDA is already initialized. Did you manually "
+                 "call `torch.cuda.*` functions").code == "not-environment"
+
+
+def test_taichi_and_warp_without_libcuda_name_the_driver_library():
+    assert first("[W 11/24/23 10:00:00.000 1234] [cuda_driver.cpp:load_lib@36] libcuda.so lib not found.").code \
+        == "libcuda-missing"
+    assert first("Warp CUDA error: Could not open libcuda.so.").code == "libcuda-missing"
+
+
+def test_the_trainers_bf16_refusal_is_the_gpu_generation():
+    f = first("ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0")
+    assert f.code == "gpu-arch-unsupported" and any("fp16=True" in step for step in f.fix)
