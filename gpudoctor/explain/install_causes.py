@@ -234,6 +234,12 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
                 and wanted_version not in offered:
             out.append(_tensorflow_gpu_ended(f, requested or "", offered))
             continue
+        listed = str(f.evidence.get("versions", "")).strip()
+        if re.search(r"\+cu(?:da)?\d", str(f.evidence.get("spec", ""))) and offered and "+cu" not in listed:
+            # a CUDA build pinned (+cu118, +cuda11.cudnn82) where the index offers no CUDA build at all: that
+            # platform has none (jaxlib's CUDA wheels on Windows, torch's on a Jetson), whatever the Python
+            out.append(f)
+            continue
         stated = facts.get("python_version")
         python = stated or python_from_paths(facts)
         if facts.get("python_bits") or facts.get("python_dir_bits"):  # a 32-bit Python gets no framework wheel at all

@@ -175,3 +175,61 @@ def test_taichi_and_warp_without_libcuda_name_the_driver_library():
 def test_the_trainers_bf16_refusal_is_the_gpu_generation():
     f = first("ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0")
     assert f.code == "gpu-arch-unsupported" and any("fp16=True" in step for step in f.fix)
+
+
+def test_an_old_pin_asked_through_another_package_is_the_python():
+    f = first("ERROR: Could not find a version that satisfies the requirement onnxruntime<=1.8.0,==1.8.0 (from kobert) "
+              "(from versions: 1.12.0, 1.12.1, 1.13.1, 1.14.0, 1.14.1)")
+    assert f.code == "python-unsupported"
+
+
+def test_a_cuda_build_pinned_where_the_index_offers_none_is_the_platform():
+    f = first("ERROR: Could not find a version that satisfies the requirement jaxlib==0.4.7+cuda11.cudnn82 "
+              "(from jax[cuda11-cudnn82]) (from versions: 0.4.13, 0.4.14, 0.4.16)")
+    assert f.code == "no-matching-build"
+    # with CUDA builds among the versions offered, the Python is why
+    assert first("ERROR: Could not find a version that satisfies the requirement torch==2.1.0+cu121 (from versions: "
+                 "2.2.0, 2.2.0+cpu, 2.2.0+cu118, 2.2.0+cu121)").code == "python-unsupported"
+
+
+def test_a_radeon_named_in_russian_is_no_nvidia_gpu():
+    f = first("Не запускается на видеокарте Radeon\n"
+              "AssertionError: Torch is not able to use GPU; add --skip-torch-cuda-test to COMMANDLINE_ARGS variable "
+              "to disable this check")
+    assert f.code == "no-nvidia-gpu"
+
+
+def test_the_old_conda_cpu_selector_is_the_cpu_build():
+    f = first("            You requested GPUs: [0]\n            But your machine only has: []\n"
+              "_pytorch_select           0.1                       cpu_0")
+    assert f.code == "cpu-only-build"
+
+
+def test_a_name_missing_from_an_installed_package_is_a_version_skew():
+    f = first("ImportError: cannot import name 'ConvFwdAndBwdInput' from 'cumm.conv.main'")
+    assert f.code == "conflicting-packages" and "cumm.conv.main" in f.title
+    f = first("ImportError: cannot import name 'cached_download' from 'huggingface_hub' "
+              "(/usr/lib/python3/site-packages/huggingface_hub/__init__.py)")
+    assert f.code == "conflicting-packages"
+    # the program's own module is not an installed package; a circular import is the program's too
+    assert "conflicting-packages" not in errors("ImportError: cannot import name 'load' from 'utils' "
+                                                "(/home/user/project/utils.py)")
+    assert "conflicting-packages" not in errors("ImportError: cannot import name 'a' from partially initialized "
+                                                "module 'b' (most likely due to a circular import)")
+
+
+def test_jax_tracing_errors_are_the_program():
+    assert first("Array boolean indices must be concrete; got ShapedArray(bool[2097152])").code == "not-environment"
+    assert first("jax.errors.TracerBoolConversionError: Attempted boolean conversion of traced array").code \
+        == "not-environment"
+
+
+def test_triton_without_warp_shuffles_for_the_gpu_is_the_architecture():
+    f = first("LLVM ERROR: Cannot select: intrinsic %llvm.nvvm.shfl.sync.bfly.i32")
+    assert f.code == "gpu-arch-unsupported" and any("7.0" in step for step in f.fix)
+
+
+def test_conda_without_cudatoolkit_dev_for_windows_is_the_platform():
+    f = first("D:\\project>conda env create -f environment.yml\nSolving environment: failed\n"
+              "ResolvePackageNotFound:\n  - cudatoolkit-dev=11.3.1\n")
+    assert f.code == "no-matching-build"
