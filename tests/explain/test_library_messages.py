@@ -233,3 +233,10 @@ def test_conda_without_cudatoolkit_dev_for_windows_is_the_platform():
     f = first("D:\\project>conda env create -f environment.yml\nSolving environment: failed\n"
               "ResolvePackageNotFound:\n  - cudatoolkit-dev=11.3.1\n")
     assert f.code == "no-matching-build"
+
+
+def test_isaac_gyms_physx_without_libcuda_is_the_driver_library():
+    result = explain_text("internal error : libcuda.so!\n[Warning] [carb.gym.plugin] Failed to create a PhysX CUDA Context "
+                          "Manager. Falling back to CPU.\nPhysics Device: cpu\n")
+    assert [(f.code, f.caused_by) for f in result.findings] == [("libcuda-missing", None),
+                                                                ("cuda-init-failed", "libcuda-missing")]
