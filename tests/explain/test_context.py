@@ -25,7 +25,8 @@ def test_every_rule_is_sourced_and_names_catalogued_codes():
                                           "cuda-init-failed", "platform-unsupported", "no-matching-build",
                                           "gpu-memory-preallocated", "libcuda-missing", "conflicting-packages",
                                           "cpu-only-build", "no-nvidia-gpu", "driver-too-old", "cuda-library-missing",
-                                          "gpu-memory-full", "invalid-device-ordinal", "framework-gpu-not-detected"}
+                                          "gpu-memory-full", "invalid-device-ordinal", "framework-gpu-not-detected",
+                                          "invalid-visible-devices"}
     assert all(r.source.startswith(("https://docs.nvidia.com/", "https://www.tensorflow.org/", "https://pytorch.org/",
                                     "https://docs.jax.dev/", "https://docs.docker.com/", "https://rocm.docs.amd.com/"))
                for r in rules)

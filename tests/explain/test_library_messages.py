@@ -240,3 +240,50 @@ def test_isaac_gyms_physx_without_libcuda_is_the_driver_library():
                           "Manager. Falling back to CPU.\nPhysics Device: cpu\n")
     assert [(f.code, f.caused_by) for f in result.findings] == [("libcuda-missing", None),
                                                                 ("cuda-init-failed", "libcuda-missing")]
+
+
+def test_a_missing_soname_beside_another_stated_cuda_is_the_version():
+    f = first("ImportError: libcublas.so.9.0: cannot open shared object file: No such file or directory\n\n"
+              "- TensorFlow: tensorflow-gpu-1.5.0\n- CUDA: 8.0\n")
+    assert f.code == "cuda-version-mismatch" and "8.0" in f.title
+    f = first(" I installed cuda 9.1 and set the path as suggested.\n"
+              "ImportError: libcublas.so.8.0: cannot open shared object file: No such file or directory")
+    assert f.code == "cuda-version-mismatch"
+    # nvidia-smi's header is the driver's CUDA, not an installed toolkit
+    assert first("| NVIDIA-SMI 535.54.03    Driver Version: 535.54.03    CUDA Version: 12.2 |\n"
+                 "ImportError: libcublas.so.9.0: cannot open shared object file: No such file or directory").code \
+        == "cuda-library-missing"
+
+
+def test_a_word_for_cuda_visible_devices_hides_every_gpu():
+    f = first("# CUDA_VISIBLE_DEVICES=RR JINA_MP_START_METHOD=spawn python test_flow.py\n"
+              "RuntimeError('No CUDA GPUs are available')")
+    assert f.code == "invalid-visible-devices" and f.severity == Severity.ERROR and "RR" in f.title
+    # an index the machine lacks stays the visibility reading
+    assert first("CUDA_VISIBLE_DEVICES=1 python x.py\nRuntimeError: No CUDA GPUs are available").code \
+        == "no-visible-gpu"
+
+
+def test_a_name_error_is_the_program_unless_a_build_step_lacked_nvcc():
+    assert first("NameError: name 'torch_CPU' is not defined").code == "not-environment"
+    f = first("<string>:119: UserWarning: causal_conv1d was requested, but nvcc was not found.\n"
+              "NameError: name 'bare_metal_version' is not defined")
+    assert f.code == "extension-cuda-mismatch"
+
+
+def test_older_stacks_own_messages():
+    assert first("tensorpack.utils.nvml.NvmlException: NVML_ERROR_LIB_RM_VERSION_MISMATCH").code \
+        == "nvml-driver-mismatch"
+    assert first("ERROR (theano.sandbox.cuda): ERROR: Not using GPU. Initialisation of device gpu failed:\n"
+                 "initCnmem: cnmemInit call failed! Reason=CNMEM_STATUS_OUT_OF_MEMORY. numdev=1").code \
+        == "gpu-memory-preallocated"
+    assert first("VX3_SimulationManager.cu(413): CUDA Function Error: invalid device function").code \
+        == "gpu-arch-unsupported"
+
+
+def test_container_and_solver_messages_of_newer_tools():
+    f = first("nvidia-container-cli: device error: {MASKANYONE_GPU_ID:-0}: unknown device: unknown")
+    assert f.code == "invalid-visible-devices" and "MASKANYONE_GPU_ID" in f.title
+    assert first("  ╰─▶ Virtual package '__cuda' does not match any of the available virtual packages on your "
+                 "machine: [__archspec=1=zen2, __glibc=2.39=0]").code == "no-matching-build"
+    assert first("Warp CUDA error: Failed to get driver entry point 'cuInit' (CUDA error 34)").code == "libcuda-missing"
