@@ -96,13 +96,13 @@ def apply_context(findings: List[Finding], facts: Dict[str, Any]) -> List[Findin
         named = [f for f in out if f.code == rule.becomes and f.caused_by is None and not rule.covers(f)]
         if context is None or any(f.severity == Severity.ERROR for f in named):
             continue  # no context, or a line already names the cause as an error
-        # the cause named only as a warning (a +cpu wheel alone may be meant) is what the error here proves:
-        # the re-read finding replaces it, so the log still has one finding for one cause
-        absorbed = [id(f) for f in named]
-        if named and any(f.severity == Severity.ERROR and f.caused_by is None and rule.covers(f) for f in out):
+        if named:
+            # the cause named only as a warning (a +cpu wheel alone may be meant) is what an error this rule
+            # covers proves: the re-read finding replaces it, so the log still has one finding for one cause
+            if not any(f.severity == Severity.ERROR and f.caused_by is None and rule.covers(f) for f in out):
+                continue
+            absorbed = {id(f) for f in named}
             out = [f for f in out if id(f) not in absorbed]
-        elif named:
-            continue
         seen = {"context": {context[0]: context[1]}}
         covered = [i for i, f in enumerate(out) if f.caused_by is None and rule.covers(f)]
         if not covered:
