@@ -32,6 +32,9 @@ from ..compat.versions import major_minor
 from ..model import Finding
 
 SIGNATURE = "pip-no-matching-framework"
+# Poetry's "Unable to find installation candidates for torch (2.5.1+cu124)": a locked release none of whose
+# files fits the interpreter, which is pip's "torch==2.5.1+cu124 (from versions: none)" in other words
+POETRY_SIGNATURE = "poetry-no-installation-candidates"
 # PyTorch 2.2.0's release notes: "PyTorch 2.2.x will be the last version that supports macOS x64"
 # (RFC https://github.com/pytorch/pytorch/issues/114602)
 INTEL_MAC_LAST = (2, 2)
@@ -204,13 +207,26 @@ def _intel_mac(f: Finding, newest: Version) -> Finding:
                    evidence={**f.evidence, "newest_offered": str(newest)})
 
 
+def _in_poetrys_words(detail: str, fix: List[str]) -> Tuple[str, List[str]]:
+    """The reading of pip's message, told for Poetry's: what it saw was the locked release's files."""
+    detail = (detail.replace("pip found", "Poetry found").replace("pip saw", "Poetry saw")
+              .replace("(from versions: none)", "(none of the locked release's files fits)"))
+    fix = fix[:1] + ["Or keep this Python and let Poetry lock a release that supports it: loosen the pin in pyproject.toml, "
+                     "then `poetry lock` (Poetry 2: `poetry lock --regenerate`).",
+                     "Check the Python of the project's environment: `poetry env info` (`poetry env use 3.X` switches it)."]
+    return detail, fix
+
+
 def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
     """no-matching-build from pip, re-read as python-unsupported where the log shows the Python is why."""
     out = []
     for f in findings:
-        if f.code != "no-matching-build" or f.evidence.get("signature") != SIGNATURE:
+        if f.code != "no-matching-build" or f.evidence.get("signature") not in (SIGNATURE, POETRY_SIGNATURE):
             out.append(f)
             continue
+        if f.evidence.get("signature") == POETRY_SIGNATURE:
+            f = replace(f, evidence={**f.evidence, "spec": f"=={f.evidence.get('poetry_version', '')}",
+                                     "versions": "none"})
         pkg = str(f.evidence.get("pkg", ""))
         pinned = PINNED_RE.match(str(f.evidence.get("spec", "")))
         requested = pinned.group("version") if pinned else None
@@ -267,6 +283,8 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
                f"with a wheel for it).",
                "Check which Python pip runs for: `python -m pip --version`."]
         detail = f"pip found no {wanted} for this interpreter: {reason['why']}."
+        if f.evidence.get("signature") == POETRY_SIGNATURE:
+            detail, fix = _in_poetrys_words(detail, fix)
         out.append(replace(make_finding("python-unsupported", detail, evidence={**f.evidence, "reread_from": f.code},
                                         fix=fix, title=f"{wanted} has no wheel for this Python"),
                            caused_by=f.caused_by))
