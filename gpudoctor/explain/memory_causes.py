@@ -118,8 +118,38 @@ def reread_handle_failures(findings: List[Finding], facts: Dict[str, Any]) -> Li
                          "(`gpudoctor compat --driver " + driver + "` lists them)."]),
                     caused_by=f.caused_by))
                 continue
+        if f.code == "gpu-memory-preallocated" and sig == "jax-cudnn-init-or-exhausted-after-preallocation" \
+                and f.evidence.get("size") and _jax_preallocation_off(facts):
+            out.append(_program_asks_too_much(f, facts))
+            continue
         out.append(f)
     return _name_the_new_cause(findings, out)
+
+
+def _jax_preallocation_off(facts: Dict[str, Any]) -> Optional[str]:
+    if facts.get("jax_preallocation_off"):
+        return f"XLA_PYTHON_CLIENT_PREALLOCATE={facts['jax_preallocation_off']}"
+    if facts.get("jax_allocator_platform"):
+        return "XLA_PYTHON_CLIENT_ALLOCATOR=platform"
+    return None
+
+
+def _program_asks_too_much(f: Finding, facts: Dict[str, Any]) -> Finding:
+    """XLA's failed request while the log turns preallocation off: no pool took the memory, the program's own arrays
+    (a model, a batch) need more than the GPU has."""
+    setting = _jax_preallocation_off(facts)
+    detail = (f"XLA could not allocate {f.evidence.get('size')} although preallocation is off in this log ({setting}): "
+              "JAX allocates on demand then, so the program itself (its model, its batch, arrays it keeps alive) asks "
+              "for more memory than the GPU has free.")
+    return replace(make_finding(
+        "not-environment", detail, evidence={**f.evidence, "reread_from": f.code},
+        title="Out of GPU memory while running: the program needs more memory than the GPU has",
+        fix=["Reduce the batch size (or the model, image or sequence size); `jax.checkpoint` (rematerialisation) and "
+             "lower precision (bfloat16) cut memory further.",
+             "Check that the program does not keep large arrays alive between steps (results collected in a list, "
+             "a whole dataset put on the device).",
+             "Check `nvidia-smi` that no other process holds memory on the same GPU."]),
+        caused_by=f.caused_by)
 
 
 def _name_the_new_cause(before: List[Finding], after: List[Finding]) -> List[Finding]:

@@ -43,9 +43,10 @@ FAILURE_RE = re.compile(
     r"traceback \(most recent|error|exception|failed|failure|cannot|can't|unable to|could not|couldn't"
     r"|not found|no such file|not available|not detected|no cuda|invalid|denied"
     r"|unsupported|not supported|not compatible|mismatch|segmentation fault|core dumped|killed"
-    # False only as an answer about the GPU, or alone as the REPL's answer (collect_env prints many
-    # harmless False values: 'Is debug build: False')
-    r"|(?:available|detected|is_built_with_cuda|is_gpu_available)\W*(?:returns?\s+)?false\b|^\s*false\s*$"
+    # False only as an answer about the GPU, or alone as the REPL's answer (collect_env and xformers.info print
+    # many harmless False values: 'Is debug build: False', 'is_functorch_available: False')
+    r"|(?:(?:cuda|gpu)[^\n]{0,40}?available|detected|is_built_with_cuda|is_gpu_available)\W*(?:returns?\s+)?false\b"
+    r"|^\s*false\s*$"
     r"|(?:returns?|prints?|gives?|shows?|outputs?|->|=>|\bis)\s*[`'\"]?false\b",
     re.IGNORECASE)
 # Placeholders that only say a tool could not look (collect_env's "Could not collect"), and lines that say

@@ -1,11 +1,13 @@
-"""Readings added in stop 23 from the blind sets independent45-47 (clusters and notebooks, the newest era,
-installers and build pipelines): Poetry's and uv's no-wheel messages, conda's __cuda constraint that states the
-driver's CUDA, a CUDA ops setup.py that finds no GPU (inside `docker build` a container without GPU access),
-pyxis/enroot containers on Slurm, and a CPU torch asked for CUDA on a Mac. Each reading is checked next to the log
-that must not get it."""
+"""Readings added in stop 23 from the blind sets independent45-50 (clusters and notebooks, the newest era,
+installers and build pipelines, Windows, memory, companions): Poetry's and uv's no-wheel messages, conda's __cuda
+constraint that states the driver's CUDA, a CUDA ops setup.py that finds no GPU (inside `docker build` a container
+without GPU access), pyxis/enroot containers on Slurm, a CPU torch asked for CUDA on a Mac, torch's DLLs on Windows 7,
+XLA out of memory with preallocation off, an old nvcc's launch symbols, keras of another TensorFlow, index and dtype
+errors of the program. Each reading is checked next to the log that must not get it."""
 
 from __future__ import annotations
 
+from gpudoctor.explain import explain_text
 from tests.explain.readings import errors, first
 
 POETRY = ("  - Installing torch (2.5.1+cu124): Failed\n\n"
@@ -88,3 +90,61 @@ def test_cuda_asked_of_torch_on_a_mac_is_the_platform():
     assert first(NOT_COMPILED.format(home="C:/Users/doms")).code == "cpu-only-build"
     assert first(NOT_COMPILED.format(home="/mnt/c/Users/doms")).code == "cpu-only-build"
     assert first(NOT_COMPILED.format(home="/home/doms")).code == "cpu-only-build"
+
+
+def test_torchs_dll_failing_on_windows_7_is_the_platform():
+    dll = ('OSError: [WinError 126] The specified module was not found. Error loading '
+           '"X:\\app\\_internal\\torch\\lib\\c10_cuda.dll" or one of its dependencies.')
+    f = first("Uses version r245.2 on Windows 7 x64 with Nvidia GTX 980:\n" + dll)
+    assert f.code == "platform-unsupported" and "Windows 7" in f.title
+    # on Windows 10 the same failure is the DLL's dependencies
+    assert first("Windows 10 x64, GTX 980\n" + dll).code == "dll-load-failed"
+
+
+XLA_REQUEST = "XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 6.27GiB (6727663616B) on device ordinal 0\n"
+
+
+def test_xla_out_of_memory_with_preallocation_off_is_the_program():
+    f = first(XLA_REQUEST + 'os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"\n')
+    assert f.code == "not-environment" and "6.27GiB" in f.detail
+    assert first(XLA_REQUEST + "export XLA_PYTHON_CLIENT_ALLOCATOR=platform\n").code == "not-environment"
+    # with the default preallocation the pool is the suspect
+    assert first(XLA_REQUEST).code == "gpu-memory-preallocated"
+
+
+def test_cuda_launch_symbols_of_an_old_nvcc_are_the_extensions_toolkit():
+    f = first("ImportError: /env/lib/python3.7/site-packages/mmcv/_ext.cpython-37m-x86_64-linux-gnu.so: undefined "
+              "symbol: cudaSetupArgument\nCuda compilation tools, release 9.2, V9.2.148\n")
+    assert f.code == "extension-cuda-mismatch" and f.severity.value == "error" and "cudaSetupArgument" in f.title
+    # a torch symbol the same extension lacks is a build for another torch
+    assert first("ImportError: /env/lib/python3.7/site-packages/mmcv/_ext.cpython-37m-x86_64-linux-gnu.so: undefined "
+                 "symbol: _ZN3c104cuda20CUDACachingAllocator9allocatorE").code == "conflicting-packages"
+
+
+def test_keras_reaching_into_another_tensorflows_internals_is_the_pair():
+    f = first("AttributeError: module 'tensorflow.compat.v2.__internal__.distribute' has no attribute "
+              "'strategy_supports_no_merge_call'")
+    assert f.code == "conflicting-packages" and "keras" in f.title
+    assert first("AttributeError: module 'tensorflow._api.v1.compat.v2' has no attribute '__internal__'").code == \
+        "conflicting-packages"
+
+
+def test_index_and_dtype_errors_are_the_program():
+    for line in ("IndexError: index out of range in self",
+                 "RuntimeError: Invalid index in scatterAdd at /opt/conda/aten/src/TH/generic/THTensorEvenMoreMath.cpp:536",
+                 "RuntimeError: index 18864 is out of bounds for dimension 1 with size 18864",
+                 "RuntimeError: FlashAttention only support fp16 and bf16 data type"):
+        assert first(line).code == "not-environment", line
+    # flash-attn's GPU check is the GPU generation, not the program
+    assert first("RuntimeError: FlashAttention only supports Ampere GPUs or newer.").code == "gpu-arch-unsupported"
+
+
+def test_a_report_of_available_features_with_a_false_flag_is_no_failure():
+    log = ("xFormers 0.0.16\nmemory_efficient_attention.cutlassF:               available\n"
+           "is_triton_available:                               True\n"
+           "is_functorch_available:                            False\n"
+           "pytorch.version:                                   1.13.1+cu117\npytorch.cuda:                                      available\n"
+           "gpu.name:                                          NVIDIA GeForce RTX 3090\n")
+    assert explain_text(log).findings == []
+    # torch answering False about CUDA is still a failure the last resort may read
+    assert errors("Is CUDA available: False") or explain_text("Is CUDA available: False").findings
