@@ -28,7 +28,8 @@ def test_every_rule_is_sourced_and_names_catalogued_codes():
                                           "gpu-memory-full", "invalid-device-ordinal", "framework-gpu-not-detected",
                                           "invalid-visible-devices"}
     assert all(r.source.startswith(("https://docs.nvidia.com/", "https://www.tensorflow.org/", "https://pytorch.org/",
-                                    "https://docs.jax.dev/", "https://docs.docker.com/", "https://rocm.docs.amd.com/"))
+                                    "https://docs.jax.dev/", "https://docs.docker.com/", "https://rocm.docs.amd.com/",
+                                    "https://docs.python.org/"))
                for r in rules)
 
 
