@@ -25,6 +25,7 @@ from .extension_causes import reread_foreign_cuda_runtime, reread_foreign_toolki
 from .install_causes import reread_pip_failures
 from .memory_causes import idle_full_gpu, reread_handle_failures
 from .program_causes import read_program_causes
+from .shadowed_libraries import reread_shadowed_siblings
 from .templates import first, render, render_all
 from .tf_cuda_causes import read_tf_cuda
 from .wrapped import wrapped_pairs
@@ -228,6 +229,7 @@ class Explainer:
         findings = unnamed_missing_libraries(findings)
         findings = reread_foreign_cuda_runtime(findings, self.facts)
         findings = reread_foreign_toolkit_headers(findings, self.facts)
+        findings = reread_shadowed_siblings(findings, self.facts)
         findings = reread_pip_failures(findings, self.facts)
         findings = reread_conda_python_conflicts(findings, self.facts)
         findings = reread_removed_cpu_packages(findings, self.facts)

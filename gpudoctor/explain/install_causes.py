@@ -143,6 +143,11 @@ def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: 
         # built for the OS, not for the Python
         return None
     pythons = _pythons_of(pkg, requested)
+    if python and pythons and major_minor(python) in pythons and pkg.replace("_", "-").startswith("tensorflow"):
+        # the release asked for has wheels for this very Python: the versions on offer say what TensorFlow built
+        # for this OS or CPU (tensorflow-gpu's macOS wheels ended at 1.1, Apple silicon's began at 2.13). torch
+        # publishes every release for every 64-bit platform it supports, so there the offer stays the Python's.
+        return None
     known = f" ({pkg} {requested} has wheels for Python {_span(pythons)})" if pythons else ""
     if all(v > wanted for v in offered):
         return {"why": f"the index has only newer {pkg} releases for this Python, none of {requested}: this Python "
@@ -227,6 +232,8 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
         if f.evidence.get("signature") == POETRY_SIGNATURE:
             f = replace(f, evidence={**f.evidence, "spec": f"=={f.evidence.get('poetry_version', '')}",
                                      "versions": "none"})
+        elif f.evidence.get("versions_empty"):
+            f = replace(f, evidence={**f.evidence, "versions": "none"})  # pip before 20 printed "(from versions: )"
         pkg = str(f.evidence.get("pkg", ""))
         pinned = PINNED_RE.match(str(f.evidence.get("spec", "")))
         requested = pinned.group("version") if pinned else None
@@ -251,9 +258,11 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
             out.append(_tensorflow_gpu_ended(f, requested or "", offered))
             continue
         listed = str(f.evidence.get("versions", "")).strip()
-        if re.search(r"\+cu(?:da)?\d", str(f.evidence.get("spec", ""))) and offered and "+cu" not in listed:
+        if re.search(r"\+cu(?:da)?\d", str(f.evidence.get("spec", ""))) and offered and "+cu" not in listed \
+                and not (wanted_version and all(v > wanted_version for v in offered) and not pkg.startswith(LINUX_FIRST)):
             # a CUDA build pinned (+cu118, +cuda11.cudnn82) where the index offers no CUDA build at all: that
-            # platform has none (jaxlib's CUDA wheels on Windows, torch's on a Jetson), whatever the Python
+            # platform has none (jaxlib's CUDA wheels on Windows, torch's on a Jetson), whatever the Python. Only
+            # releases newer than the pin on offer say the Python is newer than the pin, read below.
             out.append(f)
             continue
         stated = facts.get("python_version")

@@ -148,3 +148,50 @@ def test_a_report_of_available_features_with_a_false_flag_is_no_failure():
     assert explain_text(log).findings == []
     # torch answering False about CUDA is still a failure the last resort may read
     assert errors("Is CUDA available: False") or explain_text("Is CUDA available: False").findings
+
+
+def test_pips_old_empty_version_list_and_nested_from_read_like_none():
+    f = first("  Could not find a version that satisfies the requirement torch==1.12.1+cu113 (from -r requirements.txt "
+              "(line 3)) (from versions: )\nPython 3.11.4 (tags/v3.11.4, Jun  7 2023) [MSC v.1934 64 bit (AMD64)] on win32")
+    assert f.evidence.get("versions") == "none"
+    # the same on a Raspberry Pi is the CPU, not the Python
+    assert first("pi@pikaraoke:~ $ pip3 install torch\n  Could not find a version that satisfies the requirement torch "
+                 "(from versions: )").code == "no-matching-build"
+
+
+def test_offered_releases_say_the_platform_when_the_release_supports_this_python():
+    # TensorFlow 2.9 had Python 3.8 wheels, but not for Apple silicon: only 2.13 is offered there
+    log = ("Python 3.8.17\nERROR: Could not find a version that satisfies the requirement tensorflow==2.9.3 "
+           "(from versions: 2.13.0rc0, 2.13.0)")
+    assert first(log).code == "no-matching-build"
+    # an offer of newer releases only, for a Python the pinned release lacks, is the Python
+    assert first("Python 3.11.4\nERROR: Could not find a version that satisfies the requirement torch==1.12.1+cu113 "
+                 "(from versions: 2.0.0, 2.0.1)").code == "python-unsupported"
+
+
+def test_a_wheel_library_with_its_sibling_from_another_copy_names_the_copies():
+    line = ("OSError: /home/u/miniconda3/lib/python3.9/site-packages/torch/lib/../../nvidia/cublas/lib/libcublas.so.11: "
+            "undefined symbol: cublasLtGetStatusString, version libcublasLt.so.11\n")
+    assert first(line).code == "cuda-version-mismatch"
+    f = first(line + "$ locate libcublasLt.so.11\n/home/u/miniconda3/lib/libcublasLt.so.11\n")
+    assert f.code == "multiple-cuda-installs" and f.severity.value == "error"
+    assert "/home/u/miniconda3/lib/libcublasLt.so.11" in f.title
+
+
+def test_driver_layer_messages_of_older_tools():
+    assert first("nvidia-docker | 2016/04/09 00:07:59 Error: unsupported CUDA version: 7.5 < 6.5").code == \
+        "driver-too-old"
+    f = first("modprobe: ERROR: ../libkmod/libkmod-module.c:832 kmod_module_insert_module() could not find module by "
+              "name='off'")
+    assert f.code == "driver-not-loaded" and any("prime-select" in step for step in f.fix)
+    wrapped = ("I tensorflow/core/common_runtime/gpu/gpu_device.cc:1717] \n\tIgnoring visible gpu device (device: 0, "
+               "name: Tesla M60, compute capability: 5.2) with Cuda compute capability 5.2. \n"
+               "\tThe minimum required Cuda capability is 6.0.\n")
+    assert first(wrapped).code == "gpu-arch-unsupported"
+
+
+def test_torchs_too_old_warning_about_an_amd_gpu_is_harmless():
+    warning = ("UserWarning: \n    Found GPU0 {name} which is of cuda capability 3.0.\n"
+               "    PyTorch no longer supports this GPU because it is too old.\n")
+    assert errors(warning.format(name="Ellesmere [Radeon RX 470/480/570/570X/580/580X]")) == []
+    assert errors(warning.format(name="GeForce GTX 680")) == ["gpu-arch-unsupported"]
