@@ -101,10 +101,9 @@ def _outside(python: str, pythons: Tuple[str, ...]) -> bool:
 
 
 def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: Optional[str],
-            other_platform: bool = False, stated: bool = True,
-            saw: str = "no {pkg} file at all for this interpreter (from versions: none)",
+            other_platform: bool = False, stated: bool = True, saw: str = "pip saw no file at all (from versions: none)",
             wheel_platform: str = "") -> Optional[Dict[str, str]]:
-    saw = saw.format(pkg=pkg)
+    """Why no build fits, when the Python is it; `saw` says what the installer saw ("pip saw no torch file ...")."""
     if python:
         pythons = _pythons_of(pkg, requested)
         if pythons and major_minor(python) not in pythons:
@@ -116,26 +115,26 @@ def _reason(pkg: str, requested: Optional[str], offered: List[Version], python: 
     if not offered and python and not requested and every and _outside(python, every) and not other_platform:
         # "(from versions: none)" for a table package: only a Python at the edge of what its releases
         # cover explains that no release at all offers a file (the newest minor had no wheel yet then)
-        return {"why": f"pip saw {saw}, and the log shows "
+        return {"why": f"{saw}, and the log shows "
                        f"Python {python}, at or past the edge of the Pythons {pkg} releases publish wheels for "
                        f"({_span(every)}; the newest is supported only by the newest releases)", "pythons": ""}
     if not offered and python and stated and pkg == "torch" and wheel_platform and not other_platform:
         # torch publishes wheels for every release on 64-bit Linux x86-64/aarch64, Windows x64 and macOS
         # arm64: on such an interpreter "(from versions: none)" leaves only its Python version
-        return {"why": f"pip saw {saw}, on a 64-bit interpreter of a platform torch publishes wheels for "
+        return {"why": f"{saw}, on a 64-bit interpreter of a platform torch publishes wheels for "
                        f"({wheel_platform}), and the log shows Python {python}: no torch release on this index has "
                        f"a wheel for that Python version (too new for the releases then, or too old)",
                 "pythons": ""}
     first_tf = _first_tensorflow_for(python) if python and pkg.replace("_", "-") == "tensorflow" else None
     if not offered and stated and not requested and first_tf and not other_platform:
         # the tables' first release with wheels for it: "(from versions: none)" dates the log before that release
-        return {"why": f"pip saw {saw}, and the log shows Python {python}, which TensorFlow publishes wheels for "
+        return {"why": f"{saw}, and the log shows Python {python}, which TensorFlow publishes wheels for "
                        f"only from {first_tf} on: before that release no TensorFlow had a wheel for it (the Python was "
                        "newer than every release then)", "pythons": ""}
     if not offered and python and stated and _pythons_of(pkg, requested) is None and not other_platform:
         # "(from versions: none)": no file fits this interpreter at all. The log states the Python
         # (and no 32-bit Python or other OS): the Python's version is what the release lacks.
-        return {"why": f"pip saw {saw}, and the log shows "
+        return {"why": f"{saw}, and the log shows "
                        f"Python {python}: {pkg} publishes wheels only for a list of Python versions, and this one is "
                        f"not on it", "pythons": ""}
     if wanted is None or not offered or wanted in offered or other_platform:
@@ -175,7 +174,7 @@ def _torch_none_found(pkg: str, offered: List[Version], python: Any, facts: Dict
         return None  # the release asked for has wheels for this Python: something else is why
     where = "on Windows, " if "windows_platform" in facts else ""
     which = f"Python {python}" if python else "this interpreter"
-    return {"why": f"pip saw {saw.format(pkg=pkg)}, {where}where every torch release publishes 64-bit wheels: {which} is "
+    return {"why": f"{saw}, {where}where every torch release publishes 64-bit wheels: {which} is "
                    "what no wheel fits, most often a Python newer than the releases on this index support (or a "
                    "32-bit Python: `python -c \"import struct; print(struct.calcsize('P') * 8)\"` prints 32)",
             "pythons": ""}
@@ -212,14 +211,16 @@ def _intel_mac(f: Finding, newest: Version) -> Finding:
                    evidence={**f.evidence, "newest_offered": str(newest)})
 
 
-def _in_poetrys_words(detail: str, fix: List[str]) -> Tuple[str, List[str]]:
-    """The reading of pip's message, told for Poetry's: what it saw was the locked release's files."""
-    detail = (detail.replace("pip found", "Poetry found").replace("pip saw", "Poetry saw")
-              .replace("(from versions: none)", "(none of the locked release's files fits)"))
-    fix = fix[:1] + ["Or keep this Python and let Poetry lock a release that supports it: loosen the pin in pyproject.toml, "
-                     "then `poetry lock` (Poetry 2: `poetry lock --regenerate`).",
-                     "Check the Python of the project's environment: `poetry env info` (`poetry env use 3.X` switches it)."]
-    return detail, fix
+def _cuda_pin_where_no_cuda_build_is_offered(f: Finding, pkg: str, offered: List[Version],
+                                             wanted: Optional[Version]) -> bool:
+    """A CUDA build pinned (+cu118, +cuda11.cudnn82) where the index offers no CUDA build at all: that platform has
+    none (jaxlib's CUDA wheels on Windows, torch's on a Jetson), whatever the Python. An offer of only releases newer
+    than the pin says instead that the Python is newer than the pin (except for Linux-first packages)."""
+    if not (re.search(r"\+cu(?:da)?\d", str(f.evidence.get("spec", ""))) and offered
+            and "+cu" not in str(f.evidence.get("versions", ""))):
+        return False
+    only_newer = wanted is not None and all(v > wanted for v in offered)
+    return not only_newer or pkg.startswith(LINUX_FIRST)
 
 
 def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
@@ -229,7 +230,9 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
         if f.code != "no-matching-build" or f.evidence.get("signature") not in (SIGNATURE, POETRY_SIGNATURE):
             out.append(f)
             continue
-        if f.evidence.get("signature") == POETRY_SIGNATURE:
+        poetry = f.evidence.get("signature") == POETRY_SIGNATURE
+        installer = "Poetry" if poetry else "pip"
+        if poetry:
             f = replace(f, evidence={**f.evidence, "spec": f"=={f.evidence.get('poetry_version', '')}",
                                      "versions": "none"})
         elif f.evidence.get("versions_empty"):
@@ -239,13 +242,14 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
         requested = pinned.group("version") if pinned else None
         offered = [v for v in (_version(x) for x in str(f.evidence.get("versions", "")).split(",") if x.strip())
                    if v is not None]
-        saw = "no {pkg} file at all for this interpreter (from versions: none)"
+        saw = (f"Poetry saw no file of the locked {pkg} release that fits this interpreter" if poetry
+               else f"pip saw no {pkg} file at all for this interpreter (from versions: none)")
         if pkg == "torch":  # torch 0.1.2 is the old placeholder sdist every platform without wheels sees
             # a list the paste cut off ("... 0.1.2post2") still shows that only the placeholder was offered
             cut = [v for v in (_version(x) for x in str(f.evidence.get("versions_cut", "")).split(",") if x.strip())
                    if v is not None]
             if (offered or cut) and all(v < Version("1.0") for v in offered + cut):
-                saw = "only torch's old 0.1.2 placeholder (no real release) for this interpreter"
+                saw = "pip saw only torch's old 0.1.2 placeholder (no real release) for this interpreter"
             offered = [v for v in offered if v >= Version("1.0")]
         wanted_version = _version(requested) if requested else None
         if pkg == "torch" and offered and max(offered).release[:2] == INTEL_MAC_LAST and (
@@ -257,12 +261,7 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
                 and wanted_version not in offered:
             out.append(_tensorflow_gpu_ended(f, requested or "", offered))
             continue
-        listed = str(f.evidence.get("versions", "")).strip()
-        if re.search(r"\+cu(?:da)?\d", str(f.evidence.get("spec", ""))) and offered and "+cu" not in listed \
-                and not (wanted_version and all(v > wanted_version for v in offered) and not pkg.startswith(LINUX_FIRST)):
-            # a CUDA build pinned (+cu118, +cuda11.cudnn82) where the index offers no CUDA build at all: that
-            # platform has none (jaxlib's CUDA wheels on Windows, torch's on a Jetson), whatever the Python. Only
-            # releases newer than the pin on offer say the Python is newer than the pin, read below.
+        if _cuda_pin_where_no_cuda_build_is_offered(f, pkg, offered, wanted_version):
             out.append(f)
             continue
         stated = facts.get("python_version")
@@ -287,13 +286,15 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
         spec = str(f.evidence.get("spec", "")).strip()
         wanted = f"{pkg}{spec}" if requested and spec else pkg
         fix = [f"Create an environment with {target} and install {wanted} there, e.g. `conda create -n gpu python=3.X` "
-               f"or `uv venv --python 3.X` with a 3.X from that list.",
-               f"Or keep this Python and ask for a {pkg} release that supports it (the versions pip saw are the ones "
-               f"with a wheel for it).",
-               "Check which Python pip runs for: `python -m pip --version`."]
-        detail = f"pip found no {wanted} for this interpreter: {reason['why']}."
-        if f.evidence.get("signature") == POETRY_SIGNATURE:
-            detail, fix = _in_poetrys_words(detail, fix)
+               f"or `uv venv --python 3.X` with a 3.X from that list."]
+        fix += (["Or keep this Python and let Poetry lock a release that supports it: loosen the pin in pyproject.toml, "
+                 "then `poetry lock` (Poetry 2: `poetry lock --regenerate`).",
+                 "Check the Python of the project's environment: `poetry env info` (`poetry env use 3.X` switches it)."]
+                if poetry else
+                [f"Or keep this Python and ask for a {pkg} release that supports it (the versions pip saw are the ones "
+                 f"with a wheel for it).",
+                 "Check which Python pip runs for: `python -m pip --version`."])
+        detail = f"{installer} found no {wanted} for this interpreter: {reason['why']}."
         out.append(replace(make_finding("python-unsupported", detail, evidence={**f.evidence, "reread_from": f.code},
                                         fix=fix, title=f"{wanted} has no wheel for this Python"),
                            caused_by=f.caused_by))

@@ -118,9 +118,10 @@ def reread_handle_failures(findings: List[Finding], facts: Dict[str, Any]) -> Li
                          "(`gpudoctor compat --driver " + driver + "` lists them)."]),
                     caused_by=f.caused_by))
                 continue
+        preallocation_off = _jax_preallocation_off(facts)
         if f.code == "gpu-memory-preallocated" and sig == "jax-cudnn-init-or-exhausted-after-preallocation" \
-                and f.evidence.get("size") and _jax_preallocation_off(facts):
-            out.append(_program_asks_too_much(f, facts))
+                and f.evidence.get("size") and preallocation_off:
+            out.append(_program_asks_too_much(f, preallocation_off))
             continue
         out.append(f)
     return _name_the_new_cause(findings, out)
@@ -134,10 +135,9 @@ def _jax_preallocation_off(facts: Dict[str, Any]) -> Optional[str]:
     return None
 
 
-def _program_asks_too_much(f: Finding, facts: Dict[str, Any]) -> Finding:
-    """XLA's failed request while the log turns preallocation off: no pool took the memory, the program's own arrays
-    (a model, a batch) need more than the GPU has."""
-    setting = _jax_preallocation_off(facts)
+def _program_asks_too_much(f: Finding, setting: str) -> Finding:
+    """XLA's failed request while the log turns preallocation off (`setting`): no pool took the memory, the program's
+    own arrays (a model, a batch) need more than the GPU has."""
     detail = (f"XLA could not allocate {f.evidence.get('size')} although preallocation is off in this log ({setting}): "
               "JAX allocates on demand then, so the program itself (its model, its batch, arrays it keeps alive) asks "
               "for more memory than the GPU has free.")
