@@ -8,6 +8,7 @@ errors of the program. Each reading is checked next to the log that must not get
 from __future__ import annotations
 
 from gpudoctor.explain import explain_text
+from gpudoctor.explain.similar import FAILURE_RE
 from tests.explain.readings import errors, first
 
 POETRY = ("  - Installing torch (2.5.1+cu124): Failed\n\n"
@@ -146,8 +147,9 @@ def test_a_report_of_available_features_with_a_false_flag_is_no_failure():
            "pytorch.version:                                   1.13.1+cu117\npytorch.cuda:                                      available\n"
            "gpu.name:                                          NVIDIA GeForce RTX 3090\n")
     assert explain_text(log).findings == []
-    # torch answering False about CUDA is still a failure the last resort may read
-    assert errors("Is CUDA available: False") or explain_text("Is CUDA available: False").findings
+    # torch answering False about CUDA is still a failure line the last resort reads; the feature flag is not
+    assert FAILURE_RE.search("Is CUDA available: False") and FAILURE_RE.search("torch.cuda.is_available() returns False")
+    assert not FAILURE_RE.search("is_functorch_available:                            False")
 
 
 def test_pips_old_empty_version_list_and_nested_from_read_like_none():
