@@ -282,7 +282,10 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
         if reason is None:
             out.append(f)
             continue
-        target = f"Python {reason['pythons']}" if reason["pythons"] else "a Python the release supports"
+        # the reason's Pythons, else those the tables list for the release asked for: the fix names them either way
+        listed = _pythons_of(pkg, requested) if requested else None
+        known = reason["pythons"] or (_span(listed) if listed else "")
+        target = f"Python {known}" if known else "a Python the release supports"
         spec = str(f.evidence.get("spec", "")).strip()
         wanted = f"{pkg}{spec}" if requested and spec else pkg
         fix = [f"Create an environment with {target} and install {wanted} there, e.g. `conda create -n gpu python=3.X` "

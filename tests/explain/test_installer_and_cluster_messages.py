@@ -197,3 +197,11 @@ def test_torchs_too_old_warning_about_an_amd_gpu_is_harmless():
                "    PyTorch no longer supports this GPU because it is too old.\n")
     assert errors(warning.format(name="Ellesmere [Radeon RX 470/480/570/570X/580/580X]")) == []
     assert errors(warning.format(name="GeForce GTX 680")) == ["gpu-arch-unsupported"]
+
+
+def test_the_python_fix_names_the_pythons_the_pinned_release_has_wheels_for():
+    f = first(POETRY)  # no Python in the log: the tables still know torch 2.5.1's
+    assert f.fix[0].startswith("Create an environment with Python 3.") and "3.X from that list" in f.fix[0]
+    # a release the tables do not know keeps the general wording
+    unknown = first("    | Unable to find installation candidates for torch (9.9.9)")
+    assert "a Python the release supports" in unknown.fix[0]
