@@ -81,4 +81,5 @@ def real_libs() -> RealLibs:
     if os.environ.get("GPUDOCTOR_NO_REAL_LIBS"):
         pytest.skip("GPUDOCTOR_NO_REAL_LIBS is set")
     manifest = _load_fetch().ensure()
-    return RealLibs(manifest["cache"], manifest)
+    # the product reports real paths (symlinks resolved): a cache reached through a link must compare equal
+    return RealLibs(os.path.realpath(manifest["cache"]), manifest)
