@@ -23,7 +23,7 @@ from ..model import Finding, Severity
 LIBRARY_CODES = ("cuda-library-missing", "cudnn-missing")
 UNNAMED_LIBRARIES = "tf-cannot-dlopen-gpu-libraries"
 # Signatures whose message means "the program asked for this soname and the loader did not find it".
-LOADER_SIGNATURES = ("tf-dso-loader-missing", "shared-object-missing", "cannot-find-library", "unable-to-load-any-of",
+LOADER_SIGNATURES = ("tf-dso-loader-missing", "tf-dso-loader-quoted", "shared-object-missing", "cannot-find-library", "unable-to-load-any-of",
                      "cudnn-sublib-missing")
 NOT_TOOLKIT = ("cudnn", "nccl", "")
 _CUDA_IN_PATH = re.compile(r"cuda[-_/]?v?(\d+\.\d+)", re.IGNORECASE)
