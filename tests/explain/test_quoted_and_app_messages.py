@@ -3,8 +3,11 @@ and clusters, desktop AI apps, GPUs left unused, threads not in English): a dso_
 dlerror, the CUDA a reporter says they have ("my cuda is 11.0"), a build's minimum compute capability in
 DeepFaceLab's words, a checkpoint whose shapes do not fit in TensorFlow, DGL's device check, LightGBM's CPU build,
 XGBoost's prediction fallback, a container asking for a GPU index the host lacks, RVC's no-GPU message on Windows,
-vLLM's KV cache, torch's +cpu version printed alone, and torch's own operator without a CUDA kernel. Each reading is
-checked next to the log that must not get it."""
+vLLM's KV cache, torch's +cpu version printed alone, and torch's own operator without a CUDA kernel; and from
+independent60-63 (torch 1.x apps, TensorFlow 2.x apps, 3D-vision extensions, JAX apps): an old torch's missing CUDA
+binding, the tensorflow-gpu placeholder as the package index words it, TensorFlow's and Flax's shape checks, Open3D's
+framework pin, tiny-cuda-nn without an extension for the GPU, and JAX's INFO lines about other backends. Each reading
+is checked next to the log that must not get it."""
 
 from __future__ import annotations
 
@@ -112,3 +115,50 @@ def test_torchs_own_operator_without_a_cuda_kernel_is_a_cpu_build():
     # torchvision's operators are the companion's build, as before
     nms = first("NotImplementedError: Could not run 'torchvision::nms' with arguments from the 'CUDA' backend.")
     assert nms.code == "conflicting-packages"
+
+
+def test_an_old_torchs_missing_cuda_binding_is_a_cpu_build_and_on_a_mac_the_platform():
+    trace = ("  File \"/{home}/anaconda2/lib/python2.7/site-packages/torch/cuda/__init__.py\", line 262, in set_device\n"
+             "    torch._C._cuda_setDevice(device)\n"
+             "AttributeError: 'module' object has no attribute '_cuda_setDevice'\n")
+    assert first(trace.format(home="home/user")).code == "cpu-only-build"
+    assert first(trace.format(home="Users/user")).code == "platform-unsupported"
+    assert first("AttributeError: module 'torch._C' has no attribute '_cuda_getDeviceCount'").code == "cpu-only-build"
+
+
+def test_the_tensorflow_gpu_placeholder_in_the_package_indexs_words():
+    for line in ("> tensorflow-gpu has been removed. Please install tensorflow instead.",
+                 "setup.py installation error: `tensorflow-gpu` package has been removed.",
+                 'The "tensorflow-gpu" package has been removed!'):
+        assert first(line).code == "package-removed", line
+
+
+def test_tensorflow_and_flax_shape_checks_are_the_program():
+    for line in ("InvalidArgumentError: logits and labels must have the same first dimension, got logits shape "
+                 "[250,10] and labels shape [2500]",
+                 'ScopeParamShapeError: Inconsistent shapes between value and initializer for parameter "kernel" in '
+                 '"/Dense_0": (5, 1), (3, 1).'):
+        f = first(line)
+        assert f.code == "not-environment" and not errors(line), line
+
+
+def test_open3d_ops_built_for_another_framework_release():
+    f = first("Exception: Version mismatch: Open3D needs PyTorch version 1.7.*, but version 1.8.2 is installed!")
+    assert f.code == "conflicting-packages" and "1.7.*" in f.title and "1.8.2" in f.title
+
+
+def test_tiny_cuda_nn_without_an_extension_for_the_gpu():
+    f = first("OSError: Could not find compatible tinycudann extension for compute capability 75.")
+    assert f.code == "gpu-arch-unsupported" and any("TCNN_CUDA_ARCHITECTURES=75" in step for step in f.fix)
+
+
+def test_jax_info_lines_about_other_backends_on_a_cuda_machine_are_harmless():
+    log = ("I0423 20:06:11.665900 140285023629312 xla_bridge.py:440] Unable to initialize backend 'rocm': NOT_FOUND: "
+           "Could not find registered platform with name: \"rocm\". Available platform names are: Interpreter Host "
+           "CUDA\n"
+           "I0423 20:06:11.666139 140285023629312 xla_bridge.py:440] Unable to initialize backend 'tpu': module "
+           "'jaxlib.xla_extension' has no attribute 'get_tpu_client'\n")
+    assert not [f for f in explain_text(log).findings if f.severity in (Severity.ERROR, Severity.WARNING)]
+    # JAX falling back to the CPU is still read
+    fallback = log + "W0423 20:06:11.7 xla_bridge.py:463] No GPU/TPU found, falling back to CPU.\n"
+    assert [f for f in explain_text(fallback).findings if f.severity in (Severity.ERROR, Severity.WARNING)]
