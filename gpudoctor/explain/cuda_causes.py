@@ -23,8 +23,8 @@ from ..model import Finding, Severity
 LIBRARY_CODES = ("cuda-library-missing", "cudnn-missing")
 UNNAMED_LIBRARIES = "tf-cannot-dlopen-gpu-libraries"
 # Signatures whose message means "the program asked for this soname and the loader did not find it".
-LOADER_SIGNATURES = ("tf-dso-loader-missing", "tf-dso-loader-quoted", "shared-object-missing", "cannot-find-library", "unable-to-load-any-of",
-                     "cudnn-sublib-missing")
+LOADER_SIGNATURES = ("tf-dso-loader-missing", "tf-dso-loader-quoted", "shared-object-missing", "cannot-find-library",
+                     "unable-to-load-any-of", "cudnn-sublib-missing")
 NOT_TOOLKIT = ("cudnn", "nccl", "")
 _CUDA_IN_PATH = re.compile(r"cuda[-_/]?v?(\d+\.\d+)", re.IGNORECASE)
 _CUDART = re.compile(r"^libcudart\.so\.(\d+\.\d+)$")
@@ -39,13 +39,13 @@ def found_cuda(facts: Dict[str, Any]) -> List[Tuple[str, str]]:
         m = _CUDA_IN_PATH.search(folder)
         if m:
             out.append((m.group(1), f"{folder} on LD_LIBRARY_PATH"))
-    for soname in _as_list(facts.get("loaded")):
+    for soname in as_list(facts.get("loaded")):
         m = _CUDART.match(soname)
         if m:
             out.append((m.group(1), f"{soname}, which the program loaded"))
     if facts.get("env_cudatoolkit"):
         out.append((str(facts["env_cudatoolkit"]), f"conda's cudatoolkit {facts['env_cudatoolkit']}"))
-    for wheel in _as_list(facts.get("runtime_wheel")):
+    for wheel in as_list(facts.get("runtime_wheel")):
         m = re.match(r"nvidia-cuda-runtime(?:-cu\d+)?[\s(=]*(\d+\.\d+)", wheel)
         if m:
             out.append((m.group(1), f"the pip wheel {wheel.split()[0].split('=')[0]} {m.group(1)}"))
@@ -61,7 +61,8 @@ def found_cuda(facts: Dict[str, Any]) -> List[Tuple[str, str]]:
     return unique
 
 
-def _as_list(value: Any) -> List[str]:
+def as_list(value: Any) -> List[str]:
+    """A fact's values as strings: facts read by collecting signatures are lists, the others one value."""
     if value is None:
         return []
     return [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]
@@ -174,7 +175,7 @@ def merge_missing_libraries(findings: List[Finding], facts: Dict[str, Any]) -> L
 def reread_cudnn_major(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
     """A missing cuDNN of one major where the log says another major is installed (libcudnn_ops_infer.so.8
     missing, 'I have installed cudnn-9.2'): the installed cuDNN is the wrong major, not absent."""
-    listed = _as_list(facts.get("ldconfig_cudnn"))  # the majors `ldconfig -p` lists
+    listed = as_list(facts.get("ldconfig_cudnn"))  # the majors `ldconfig -p` lists
     out = []
     for f in findings:
         wanted = str(f.evidence.get("major") or _cudnn_dll_major(f) or "")
@@ -239,7 +240,7 @@ def _merged(cuda: str, members: List[Finding], facts: Dict[str, Any]) -> Finding
     cudnn = next((m.evidence for m in members if m.evidence.get("library") == "cudnn"), None)
     framework, who = _framework(members, facts)
     found = [(v, where) for v, where in found_cuda(facts) if v != cuda]
-    loaded = [s for s in _as_list(facts.get("loaded")) if s.startswith(("libcudnn", "libcudart", "libcublas"))]
+    loaded = [s for s in as_list(facts.get("loaded")) if s.startswith(("libcudnn", "libcudart", "libcublas"))]
     needed = f"CUDA {cuda}" + (f" and cuDNN {cudnn.get('major')}" if cudnn else "")
     if len(sonames) == 1:
         detail = f"{who} was built for {needed}: it dlopens {sonames[0]}, which the loader did not find."

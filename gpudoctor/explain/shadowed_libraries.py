@@ -15,17 +15,13 @@ from typing import Any, Dict, List
 
 from ..codes import make_finding
 from ..model import Finding, Severity
+from .cuda_causes import as_list
 
 SIBLING_SIGNATURES = ("cublas-foreign-cublaslt", "foreign-nvjitlink")
 
 
-def _copies(facts: Dict[str, Any]) -> List[str]:
-    value = facts.get("cuda_lib_copy")
-    return [str(v) for v in (value if isinstance(value, list) else [value] if value else [])]
-
-
 def reread_shadowed_siblings(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
-    copies = _copies(facts)
+    copies = as_list(facts.get("cuda_lib_copy"))
     if not copies:
         return findings
     out = []
