@@ -29,7 +29,7 @@ def test_every_rule_is_sourced_and_names_catalogued_codes():
                                           "invalid-visible-devices", "gpu-arch-unsupported"}
     assert all(r.source.startswith(("https://docs.nvidia.com/", "https://www.tensorflow.org/", "https://pytorch.org/",
                                     "https://docs.jax.dev/", "https://docs.docker.com/", "https://rocm.docs.amd.com/",
-                                    "https://docs.python.org/"))
+                                    "https://docs.python.org/", "https://pve.proxmox.com/pve-docs/"))
                for r in rules)
 
 
