@@ -123,7 +123,9 @@ def _cuda_error_signature(template: Dict[str, Any], errors: List[CudaError]) -> 
             if err.requires and key == err.message:
                 requires.append((key.lower(), err.requires))
     alternatives.sort(key=len, reverse=True)  # longest first: a message wins over a prefix
-    regex = re.compile(r"(?P<err>%s)" % "|".join(alternatives), re.IGNORECASE)
+    # advice that names an error ("If you get `CUDA error: invalid device function` errors, ...") is not that error
+    not_advice = r"^(?:(?!\b(?:if|when) you (?:get|see|encounter|run into|hit)\b).)*?"
+    regex = re.compile(r"%s(?P<err>%s)" % (not_advice, "|".join(alternatives)), re.IGNORECASE)
     return _signature(dict(template, keywords=sorted(keywords)), regex, tuple(requires))
 
 

@@ -24,7 +24,7 @@ LIBRARY_CODES = ("cuda-library-missing", "cudnn-missing")
 UNNAMED_LIBRARIES = "tf-cannot-dlopen-gpu-libraries"
 # Signatures whose message means "the program asked for this soname and the loader did not find it".
 LOADER_SIGNATURES = ("tf-dso-loader-missing", "tf-dso-loader-quoted", "shared-object-missing", "cannot-find-library",
-                     "unable-to-load-any-of", "cudnn-sublib-missing")
+                     "unable-to-load-any-of", "cudnn-sublib-missing", "ctranslate2-library-not-found")
 NOT_TOOLKIT = ("cudnn", "nccl", "")
 _CUDA_IN_PATH = re.compile(r"cuda[-_/]?v?(\d+\.\d+)", re.IGNORECASE)
 _CUDART = re.compile(r"^libcudart\.so\.(\d+\.\d+)$")
@@ -51,6 +51,11 @@ def found_cuda(facts: Dict[str, Any]) -> List[Tuple[str, str]]:
             out.append((m.group(1), f"the pip wheel {wheel.split()[0].split('=')[0]} {m.group(1)}"))
     if facts.get("cuda_found"):
         out.append((str(facts["cuda_found"]), "the CUDA toolkit the log reports (collect_env or nvcc)"))
+    for pin in as_list(facts.get("conda_cuda_pin")):
+        name, _, version = pin.partition("=")
+        out.append((version, f"conda's {name}={version} in this environment"))
+    if facts.get("cuda_image"):
+        out.append((str(facts["cuda_image"]), f"the nvidia/cuda:{facts['cuda_image']} image the program runs in"))
     if facts.get("cuda_stated"):
         out.append((major_minor(str(facts["cuda_stated"])), "the CUDA version the report states"))
     seen, unique = set(), []
@@ -172,15 +177,29 @@ def merge_missing_libraries(findings: List[Finding], facts: Dict[str, Any]) -> L
     return one_finding_per_cause(findings, cause_of, merge, merge_single=True)
 
 
+def torch_build_cudnn(facts: Dict[str, Any]) -> Optional[Tuple[str, str]]:
+    """(torch build, cuDNN) for a torch version with its CUDA tag in the log ('2.0.0+cu118'): the cuDNN that
+    build bundles, from compat/pytorch.toml; None when the tag or the release is not in the tables."""
+    version = str(facts.get("torch_version") or "")
+    if "+cu" not in version:
+        return None
+    release = compat.torch_release(version.split("+")[0])
+    variant = release.variant(version.split("+")[1]) if release else None
+    return (version, variant.cudnn) if variant and variant.cudnn else None
+
+
 def reread_cudnn_major(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
     """A missing cuDNN of one major where the log says another major is installed (libcudnn_ops_infer.so.8
-    missing, 'I have installed cudnn-9.2'): the installed cuDNN is the wrong major, not absent."""
+    missing, 'I have installed cudnn-9.2', or a torch+cu118 that bundles cuDNN 8 next to a library that wants
+    libcudnn_ops.so.9): the installed cuDNN is the wrong major, not absent."""
     listed = as_list(facts.get("ldconfig_cudnn"))  # the majors `ldconfig -p` lists
+    torch_cudnn = torch_build_cudnn(facts)
     out = []
     for f in findings:
         wanted = str(f.evidence.get("major") or _cudnn_dll_major(f) or "")
         stated = str(facts.get("cudnn_stated") or facts.get("env_cudnn")
-                     or (max(listed, key=int) if listed and wanted not in listed else ""))
+                     or (max(listed, key=int) if listed and wanted not in listed else "")
+                     or (torch_cudnn[1] if torch_cudnn else ""))
         if (f.code not in ("cudnn-missing", "dll-load-failed") or not stated or not wanted.isdigit()
                 or stated.split(".")[0] == wanted):
             out.append(f)
@@ -188,7 +207,9 @@ def reread_cudnn_major(findings: List[Finding], facts: Dict[str, Any]) -> List[F
         renamed = (" (cuDNN 9 split libcudnn_ops_infer/cnn_infer into other libraries)"
                    if stated.startswith("9") and wanted == "8" else "")
         said = facts.get("cudnn_stated") or facts.get("env_cudnn")
-        seen = f"the log says cuDNN {stated} is installed" if said else f"the loader cache (ldconfig -p) lists cuDNN {stated} only"
+        seen = (f"the log says cuDNN {stated} is installed" if said
+                else f"the loader cache (ldconfig -p) lists cuDNN {stated} only" if listed
+                else f"the torch {torch_cudnn[0]} in the log bundles cuDNN {stated} (compat/pytorch.toml)")
         names = f"cudnn64_{wanted}.dll" if str(f.evidence.get("soname", "")).endswith(".dll") else f".so.{wanted}"
         detail = (f"The program needs cuDNN {wanted} ({f.evidence.get('soname')}), and {seen}: each cuDNN major has its "
                   f"own file names ({names}){renamed}, so the program cannot "
@@ -197,9 +218,15 @@ def reread_cudnn_major(findings: List[Finding], facts: Dict[str, Any]) -> List[F
                  if wanted == "8" else "")
         fix = [f"Install cuDNN {wanted} next to it for this program{wheel}, or your distribution's cuDNN {wanted} "
                f"package; or use a release of the program built for cuDNN {stated.split('.')[0]}."]
+        if not (said or listed):  # the cuDNN comes with torch: the two packages must agree on one major
+            fix.append(f"Or pair the two packages on one cuDNN major: a torch release whose build bundles cuDNN {wanted} "
+                       f"(`gpudoctor compat torch VERSION` lists each build's cuDNN), or the other package's release "
+                       f"built for cuDNN {stated.split('.')[0]}.")
         out.append(replace(make_finding("cudnn-version-mismatch", detail, fix=fix,
                                         evidence={**f.evidence, "cudnn_stated": stated, "reread_from": f.code},
-                                        title=f"cuDNN {stated} is installed; the program needs cuDNN {wanted}"),
+                                        title=(f"cuDNN {stated} is installed; the program needs cuDNN {wanted}"
+                                               if said or listed else f"torch {torch_cudnn[0]} brings cuDNN {stated}; "
+                                               f"the program needs cuDNN {wanted}")),
                            caused_by=f.caused_by))
     return out
 

@@ -22,7 +22,16 @@ from ..model import Finding, Severity
 CHILD_SYMPTOMS = ("gpu-memory-full", "uvm-not-loaded", "cuda-init-failed", "no-visible-gpu", "gpu-unavailable")
 
 
+def _cudart_dlerror(f: Finding) -> bool:
+    """TensorFlow's failed dlopen of the CUDA runtime (libcudart.so.X / cudart64_X.dll)."""
+    soname = str(f.evidence.get("soname") or "")
+    return f.code in ("cuda-library-missing", "dll-load-failed") and soname.startswith(("libcudart", "cudart"))
+
+
 def read_program_causes(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
+    # TensorFlow says a missing libcudart is expected without a GPU set up; the program's own error ended the run
+    if facts.get("tf_cudart_stub") and any(f.code == "not-environment" for f in findings):
+        findings = [replace(f, severity=Severity.WARNING) if _cudart_dlerror(f) else f for f in findings]
     if facts.get("spawn_bootstrap") and any(f.code == "not-environment" for f in findings):
         return [replace(f, caused_by="not-environment", severity=Severity.WARNING)
                 if f.code in CHILD_SYMPTOMS and f.caused_by is None else f for f in findings]

@@ -1,11 +1,18 @@
-"""Readings added in stop 25: a CUDA failure inside a desktop virtual machine (VMware Workstation, VirtualBox,
-Parallels), whose guest has no NVIDIA GPU; the package named tensorflow up to 2.0 (the CPU build; GPU support was
-the separate tensorflow-gpu). Each reading is checked next to the log that must not get it."""
+"""Readings added in stop 25. Before the blind sets: a CUDA failure inside a desktop virtual machine (VMware
+Workstation, VirtualBox, Parallels), whose guest has no NVIDIA GPU; the package named tensorflow up to 2.0 (the CPU
+build; GPU support was the separate tensorflow-gpu). From the blind sets independent64-69 (speech, vision toolkits,
+LLM libraries, simulation, science, generative training): CTranslate2's libraries read against the CUDA a list item,
+an image tag or a conda pin shows; the cuDNN a torch build bundles; PaddlePaddle's device and version checks; vLLM
+without a platform; advice that names a CUDA error; bitsandbytes' banner; Omniverse's driver check; JAX's plugin
+failures; TensorFlow's cudart note before a program error; RAPIDS on an old GPU; an Intel GPU the reporter names;
+xformers on Windows conda; CTranslate2's default CPU device; StyleGAN's gradfix fallback. Each reading is checked
+next to the log that must not get it."""
 
 from __future__ import annotations
 
 from gpudoctor.explain import explain_text
-from tests.explain.readings import first
+from gpudoctor.model import Severity
+from tests.explain.readings import errors, first
 
 ERROR_100 = "RuntimeError: cuda runtime error (100) : no CUDA-capable device is detected at THCGeneral.cpp:47\n"
 
@@ -50,3 +57,134 @@ def test_a_tensorflow_gpu_package_a_gpu_build_at_work_or_a_newer_release_keeps_t
                 "tensorflow 1.14 is what I use\n" + CHECK):  # prose, not a listing
         findings = explain_text(log).findings
         assert not any(f.evidence.get("context_rule", "").startswith("tensorflow-cpu-package") for f in findings), log
+
+
+# -- round C: speech, vision toolkits, LLM libraries, simulation, science, generative training ----------------
+
+CT2_CUBLAS11 = "RuntimeError: Library libcublas.so.11 is not found or cannot be loaded\n"
+CT2_CUBLAS12 = "RuntimeError: Library libcublas.so.12 is not found or cannot be loaded\n"
+
+
+def test_a_library_ctranslate2_cannot_load_is_read_against_the_cuda_the_log_shows():
+    assert first(CT2_CUBLAS11).code == "cuda-library-missing"
+    listed = first("OS: Arch Linux x86_64, python-numpy-1.24.2, CUDA v12.1, all other packages\n" + CT2_CUBLAS11)
+    assert listed.code == "cuda-version-mismatch" and "12.1" in listed.title
+    image = first("Using the image `nvidia/cuda:11.8.0-cudnn8-runtime-ubuntu22.04`\n" + CT2_CUBLAS12)
+    assert image.code == "cuda-version-mismatch" and "11.8" in image.title
+    # prose after a comma is not a version listed
+    assert first("I tried everything, CUDA 11 kernels are slow\n" + CT2_CUBLAS12).code == "cuda-library-missing"
+
+
+def test_a_conda_cuda_pin_is_the_environments_cuda():
+    missing = "libcublasLt.so.12: cannot open shared object file: No such file or directory\n"
+    pinned = first("conda install pytorch==2.0.0 pytorch-cuda=11.7 -c pytorch -c nvidia\n" + missing)
+    assert pinned.code == "cuda-version-mismatch" and "11.7" in pinned.title
+    # a pin that is not in a conda command is not read
+    assert first("my notes: pytorch-cuda=11.7\n" + missing).code == "cuda-library-missing"
+
+
+def test_the_cudnn_a_torch_build_bundles_is_read_against_a_library_that_wants_another_major():
+    cudnn9 = "Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9, libcudnn_ops.so}\n"
+    old = first("!pip install torch==2.0.0+cu118 torchvision==0.15.1+cu118\n" + cudnn9)
+    assert old.code == "cudnn-version-mismatch" and "torch 2.0.0+cu118 brings cuDNN 8" in old.title
+    # without a torch build, or with one whose cuDNN is the same major, cuDNN is missing
+    assert first(cudnn9).code == "cudnn-missing"
+    assert first("pip install torch==2.4.1+cu121\n" + cudnn9).code == "cudnn-missing"
+
+
+def test_paddles_gpu_build_without_a_device_and_its_version_checks():
+    no_device = ("UserWarning: You are using GPU version Paddle, but your CUDA device is not set properly. "
+                 "CPU device will be used by default.\n")
+    assert first(no_device).code == "framework-gpu-not-detected"
+    assert first("nvidia-docker pull paddlepaddle/paddle:2.1.3-gpu-cuda11.2-cudnn8\n" + no_device).code == \
+        "container-no-gpu-access"
+    cudnn = first("W0112 gpu_resources.cc:217] WARNING: device: . The installed Paddle is compiled with CUDNN 8.4, but "
+                  "CUDNN version in your machine is 8.0, which may cause serious incompatible bug.\n")
+    assert cudnn.code == "cudnn-version-mismatch" and cudnn.severity == Severity.WARNING and "8.4" in cudnn.title
+
+
+def test_vllm_without_a_platform_in_a_container_started_without_gpus():
+    line = "INFO 08-02 02:39:50 [__init__.py:248] No platform detected, vLLM is running on UnspecifiedPlatform\n"
+    assert first(line).code == "framework-gpu-not-detected"
+    assert first("root@host:~# docker run -p 8000:8000 vllm/vllm-openai:v0.9.1\n" + line).code == \
+        "container-no-gpu-access"
+
+
+def test_advice_that_names_a_cuda_error_is_not_that_error_and_bitsandbytes_banner_is_harmless():
+    banner = ("===================================BUG REPORT===================================\n"
+              "Welcome to bitsandbytes. For bug reports, please run\n"
+              "Either way, this might cause trouble in the future:\n"
+              "If you get `CUDA error: invalid device function` errors, the above might be the cause and the solution "
+              "is to make sure only one ['libcudart.so'] in the paths that we search based on your env.\n")
+    assert errors(banner) == []
+    assert first("RuntimeError: CUDA error: invalid device function\n").code == "gpu-arch-unsupported"
+
+
+def test_the_omniverse_driver_check_is_a_driver_too_old():
+    f = first("[Error] [gpu.foundation.plugin] The currently installed NVIDIA graphics driver is unsupported or has "
+              "known issues. Reason for failure: The minimum Omniverse RTX requirement on Linux Installed driver: "
+              "535.5 The unsupported driver range: [0.0, 535.129) The recommended driver\n")
+    assert f.code == "driver-too-old" and "535.5" in f.title
+
+
+def test_jax_plugin_failures_come_before_the_cpu_fallback_they_cause():
+    fallback = ("WARNING - An NVIDIA GPU may be present on this machine, but a CUDA-enabled jaxlib is not installed. "
+                "Falling back to cpu.\n")
+    plugin = first("RuntimeError: Unable to load cuSPARSE. Is it installed?\n" + fallback)
+    assert plugin.code == "cuda-library-missing" and "cuSPARSE" in plugin.title
+    assert first("RuntimeError: Unable to load cuDNN. Is it installed?\n" + fallback).code == "cudnn-missing"
+    # the cuda backend failing with JAX's own CPU-jaxlib warning: that warning names the cause
+    assert first("INFO - Unable to initialize backend 'cuda': \n" + fallback).code == "cpu-only-build"
+    # JAX's fallback while PyTorch Lightning trains on the GPU: harmless
+    quiet = explain_text("No GPU/TPU found, falling back to CPU. (Set TF_CPP_MIN_LOG_LEVEL=0 and rerun for more "
+                         "info.)\nGPU available: True (cuda), used: True\n").findings
+    assert [f.severity for f in quiet] == [Severity.INFO]
+
+
+def test_tensorflows_cudart_note_before_the_programs_own_error():
+    dll = ("W tensorflow/stream_executor/platform/default/dso_loader.cc:55] Could not load dynamic library "
+           "'cudart64_101.dll'; dlerror: cudart64_101.dll not found\n")
+    stub = ("I tensorflow/stream_executor/cuda/cudart_stub.cc:29] Ignore above cudart dlerror if you do not have a GPU "
+            "set up on your machine.\n")
+    program = ("Error: Your environment contains multiple teams, but PPOTrainer doesn't support adversarial games. "
+               "Enable self-play to train adversarial games.\n")
+    assert first(dll + stub + program).code == "not-environment"
+    # without TensorFlow's note the missing runtime stays the error
+    assert first(dll + program).code == "dll-load-failed"
+
+
+def test_rapids_without_code_for_an_old_gpu():
+    f = first("RuntimeError: This cuDF installation is missing the necessary PTX files that are <=50.\n")
+    assert f.code == "gpu-arch-unsupported" and "sm_50" in f.title
+
+
+def test_an_intel_gpu_the_reporter_names_is_not_an_nvidia_one():
+    error35 = "Error CUDA driver version is insufficient for CUDA runtime version at line 167 in file ops.cu\n"
+    said = first(error35 + "I'm using a integrated Intel GPU(iris xe graphics). os is win 11\n")
+    assert said.code == "no-nvidia-gpu"
+    assert first(error35 + "laptop with Intel UHD Graphics and a GeForce GTX 1650\n").code == "driver-too-old"
+
+
+def test_conda_has_no_xformers_for_windows():
+    log = "(base) C:\\AnimateDiff>conda env create -f environment.yaml\nResolvePackageNotFound:\n  - xformers\n"
+    f = first(log)
+    assert f.code == "no-matching-build" and "xformers" in f.title
+    linux = explain_text("(base) user@host:~$ conda env create -f environment.yaml\n"
+                         "ResolvePackageNotFound:\n  - xformers\n")
+    assert not any(f.evidence.get("context_rule") == "conda-has-no-xformers-for-windows" for f in linux.findings)
+
+
+def test_ctranslate2s_float16_notice_is_harmless_alone_and_the_default_cpu_device_with_a_cpu_run():
+    notice = ("[ctranslate2] [warning] The compute type inferred from the saved model is float16, but the target "
+              "device or backend do not support efficient float16 computation. The model weights have been "
+              "automatically converted to use the float32 compute type instead.\n")
+    assert errors(notice) == [] and not any(f.code == "not-environment" for f in explain_text(notice).findings)
+    f = first(notice + "Then inference runs on CPU only.\n")
+    assert f.code == "not-environment" and 'device="cuda"' in f.title
+
+
+def test_stylegans_gradfix_fallback_is_harmless():
+    line = ("conv2d_gradfix.py:88: UserWarning: conv2d_gradfix not supported on PyTorch 2.0.1. Falling back to "
+            "torch.nn.functional.conv2d().\n")
+    result = explain_text(line)
+    assert result.findings == [] and [n.id for n in result.notes] == ["benign-stylegan-gradfix-fallback"]
