@@ -37,7 +37,8 @@ def _dotted(raw: str, as_cuda: bool) -> str:
     return raw
 
 
-_IMPORT_FAILED = re.compile(r"\b(?:ImportError|ModuleNotFoundError|OSError):\s*\S*lib")
+# an import that failed, or a program the loader could not start: an optional library was needed there
+_IMPORT_FAILED = re.compile(r"\b(?:ImportError|ModuleNotFoundError|OSError):\s*\S*lib|error while loading shared libraries")
 
 
 def soname(cat: Catalogue, values: Values, line: str, arg: str) -> Optional[Values]:

@@ -51,7 +51,10 @@ FAILURE_RE = re.compile(
     re.IGNORECASE)
 # Placeholders that only say a tool could not look (collect_env's "Could not collect"), and lines that say
 # themselves that they are no error (TensorFlow's "Executor start aborting (this does not indicate an error ...").
-NOT_A_FAILURE_RE = re.compile(r"could not collect|does not indicate an error|you can (?:safely )?ignore this",
+# (a training metric such as "Minibatch error: 85.9%" is a number the program prints, not a failure)
+NOT_A_FAILURE_RE = re.compile(r"could not collect|does not indicate an error|you can (?:safely )?ignore this"
+                              r"|\b(?:minibatch|batch|validation|val|test|train(?:ing)?|eval|top-?\d)[ _]error(?: rate)?"
+                              r"\s*[:=]\s*[\d.]+\s*%?",
                               re.IGNORECASE)
 # A reporter's sentence that announces an error pasted elsewhere ("When I run it, I get the following error:")
 # names no failure itself: only a line that carries the message does.

@@ -5,8 +5,12 @@ LLM libraries, simulation, science, generative training): CTranslate2's librarie
 an image tag or a conda pin shows; the cuDNN a torch build bundles; PaddlePaddle's device and version checks; vLLM
 without a platform; advice that names a CUDA error; bitsandbytes' banner; Omniverse's driver check; JAX's plugin
 failures; TensorFlow's cudart note before a program error; RAPIDS on an old GPU; an Intel GPU the reporter names;
-xformers on Windows conda; CTranslate2's default CPU device; StyleGAN's gradfix fallback. Each reading is checked
-next to the log that must not get it."""
+xformers on Windows conda; CTranslate2's default CPU device; StyleGAN's gradfix fallback. From independent70-75
+(Jetson, distributed training, inference runtimes, environments, rented GPUs, compilers): any wheel pip refuses, the
+framework on a Jetson, NGC's, NVML's, NVENC's and Triton's driver checks, OpenCV's and torchcodec's CPU builds, TF-TRT,
+NCCL on Windows and of another release, ranks on one GPU, CUDA in forked workers, Triton's kernel rules and releases,
+a missing framework module, peer access notes, training metrics. Each reading is checked next to the log that must
+not get it."""
 
 from __future__ import annotations
 
@@ -188,3 +192,106 @@ def test_stylegans_gradfix_fallback_is_harmless():
             "torch.nn.functional.conv2d().\n")
     result = explain_text(line)
     assert result.findings == [] and [n.id for n in result.notes] == ["benign-stylegan-gradfix-fallback"]
+
+
+# -- round D: Jetson and ARM64, distributed training, inference runtimes, environments, rented GPUs, compilers -----
+
+def test_a_wheel_pip_refuses_is_read_whatever_the_package():
+    f = first("pip install h2o4gpu-0.3.2-cp36-cp36m-linux_x86_64.whl\nh2o4gpu-0.3.2-cp36-cp36m-linux_x86_64.whl is "
+              "not a supported wheel on this platform.\n")
+    assert f.code == "no-matching-build" and "h2o4gpu" in f.title
+
+
+def test_the_framework_without_the_gpu_on_a_jetson_is_a_build_without_cuda():
+    torch_check = ">>> import torch\n>>> torch.cuda.is_available()\nFalse\n"
+    on_jetson = first("root@jetsonxavier:~/myenv/bin# python3\n" + torch_check)
+    assert on_jetson.code == "cpu-only-build" and "Jetson" in on_jetson.title
+    tf = first(">>> tf.config.list_physical_devices('GPU')\n[]\nit doesn't use GPU for calculations. I'm using "
+               "NVIDIA's Jetson Nano device.\n")
+    assert tf.code == "cpu-only-build" and "Jetson" in tf.title
+    # the same check on a machine that is not a Jetson is not this reading
+    elsewhere = explain_text("user@workstation:~$ python3\n" + torch_check).findings
+    assert not any("Jetson" in f.title for f in elsewhere)
+
+
+def test_ngc_containers_and_nvml_say_the_driver_is_too_old():
+    banner = ("ERROR: This container was built for NVIDIA Driver Release 450.36 or later, but\n"
+              "       version 440.100 was detected and compatibility mode is UNAVAILABLE.\n")
+    f = first(banner)
+    assert f.code == "driver-too-old" and "450.36" in f.title
+    nvml = first("AttributeError: /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1: undefined symbol: "
+                 "nvmlDeviceGetMemoryInfo_v2\n")
+    assert nvml.code == "driver-too-old" and "nvmlDeviceGetMemoryInfo_v2" in nvml.title
+    nvenc = first("[hevc_nvenc @ 0x55] Driver does not support the required nvenc API version. Required: 11.1 "
+                  "Found: 11.0\n")
+    assert nvenc.code == "driver-too-old"
+    triton = first("ImportError: ~/.triton/cache/c6/cuda_utils.so: undefined symbol: cuTensorMapEncodeTiled\n")
+    assert triton.code == "driver-too-old"
+
+
+def test_opencv_and_torchcodec_builds_without_cuda():
+    arch = first("cv2.error: OpenCV(4.5.3) dnn.cpp:2385: error: (-216:No CUDA support) OpenCV was not built to work "
+                 "with the selected device. Please check CUDA_ARCH_PTX or CUDA_ARCH_BIN in your build configuration.\n")
+    assert arch.code == "gpu-arch-unsupported"
+    assert first("setUpNet DNN module was not built with CUDA backend; switching to CPU\n").code == "cpu-only-build"
+    decoder = first("    video = VideoDecoder(video_file, device=\"cuda\")\nRuntimeError: Unsupported device: cuda\n")
+    assert decoder.code == "cpu-only-build"
+
+
+def test_tf_trt_without_tensorrt_and_a_program_that_cannot_start_without_an_optional_library():
+    assert first("F tensorflow/compiler/tf2tensorrt/stub/nvinfer_stub.cc:49] getInferLibVersion symbol not found.\n"
+                 ).code == "cuda-library-missing"
+    # TensorRT is optional to TensorFlow, but not to a program the loader cannot start without it
+    assert first("tritonserver: error while loading shared libraries: libnvinfer.so.7: cannot open shared object file: "
+                 "No such file or directory\n").code == "cuda-library-missing"
+    optional = explain_text("W dso_loader.cc:64] Could not load dynamic library 'libnvinfer.so.7'; dlerror: "
+                            "libnvinfer.so.7: cannot open shared object file: No such file or directory\n")
+    assert errors("W dso_loader.cc:64] Could not load dynamic library 'libnvinfer.so.7'; dlerror: libnvinfer.so.7: "
+                  "cannot open shared object file\n") == [] and optional.notes
+
+
+def test_distributed_training_readings():
+    assert first('raise RuntimeError("Distributed package doesn\'t have NCCL " "built in")\n').code == \
+        "platform-unsupported"
+    assert first("No OpKernel was registered to support Op 'NcclAllReduce' used by {{node NcclAllReduce}}\n").code == \
+        "platform-unsupported"
+    nccl = first("ImportError: ~/.local/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: "
+                 "ncclMemFree\n")
+    assert nccl.code == "conflicting-packages" and "ncclMemFree" in nccl.title
+    assert first("Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 2000\n").code == "not-environment"
+    horovod = first("ImportError: horovod/torch/mpi_lib_v2.cpython-36m-x86_64-linux-gnu.so: undefined symbol: "
+                    "_ZTIN3c1021AutogradMetaInterfaceE\n")
+    assert horovod.code == "conflicting-packages"
+    peer = explain_text("W0821 server.cc:208] failed to enable peer access for some device pairs\n"
+                        "warning: p2p 1 <-> 0 is impossible\n")
+    assert peer.findings == [] and len(peer.notes) == 1
+
+
+def test_program_bugs_and_missing_modules():
+    assert first("RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with multiprocessing, you "
+                 "must use the 'spawn' start method\n").code == "not-environment"
+    assert first("ValueError: arange's range must be a power of 2\n").code == "not-environment"
+    module = first("    import torch\nModuleNotFoundError: No module named 'torch'\n")
+    assert module.code == "framework-import-failed" and "torch" in module.title
+    # a torch submodule that is missing is not this reading
+    assert not any(f.evidence.get("signature") == "framework-module-not-installed"
+                   for f in explain_text("ModuleNotFoundError: No module named 'torchvision'\n").findings)
+
+
+def test_triton_missing_or_of_another_release():
+    assert first("RuntimeError: Cannot find a working triton installation. Either the package is not installed or it "
+                 "is too old.\n").code == "conflicting-packages"
+    assert first("ModuleNotFoundError: No module named 'triton. common'\n").code == "conflicting-packages"
+
+
+def test_what_the_reporter_says_of_the_machine():
+    no_gpu = first("CUDA Error (yaksuri_cuda_init_hook): no CUDA-capable device is detected\n"
+                   "the CPU only nodes do not have a GPU attached.\n")
+    assert no_gpu.code == "no-nvidia-gpu"
+    mac = first("I have tried the example on my Macbook M1 pro but got this error:\n"
+                "AssertionError: Torch not compiled with CUDA enabled\n")
+    assert mac.code == "platform-unsupported"
+    # a training metric is a number the program prints, not a failure for the last resort to explain
+    assert explain_text("Initialized!\nMinibatch loss: 8.334\nMinibatch error: 85.9%\nValidation error: 84.6%\n"
+                        "I tensorflow/core/common_runtime/gpu/gpu_device.cc] Found device 0 with properties:\n"
+                        ).findings == []
