@@ -295,3 +295,41 @@ def test_what_the_reporter_says_of_the_machine():
     assert explain_text("Initialized!\nMinibatch loss: 8.334\nMinibatch error: 85.9%\nValidation error: 84.6%\n"
                         "I tensorflow/core/common_runtime/gpu/gpu_device.cc] Found device 0 with properties:\n"
                         ).findings == []
+
+
+# -- round E: Blackwell-era apps, driver installs, Windows DLLs, Chinese projects, NLP libraries, Keras 3 --------
+
+def test_library_releases_that_do_not_fit_each_other():
+    keras = first("ValueError: Your currently installed version of Keras is Keras 3, but this is not yet supported in "
+                  "Transformers. Please install the backwards-compatible tf-keras package with "
+                  "`pip install tf-keras`.\n")
+    assert keras.code == "conflicting-packages" and any("tf-keras" in step for step in keras.fix)
+    assert first("AttributeError: module 'cupy' has no attribute 'scatter_add'\n").code == "conflicting-packages"
+    faiss = first("AttributeError: module 'faiss' has no attribute 'StandardGpuResources'\n")
+    assert faiss.code == "cpu-only-build" and "StandardGpuResources" in faiss.title
+    quiet = explain_text("Failed to load GPU Faiss: No module named 'swigfaiss_gpu'. Will not load constructor refs "
+                         "for GPU indexes.\n")
+    assert quiet.findings == [] and [n.id for n in quiet.notes] == ["benign-faiss-gpu-loader-note"]
+
+
+def test_gpu_generations_in_attention_kernels_and_dtypes():
+    assert first("ValueError: Unsupported CUDA architecture: sm60\n").code == "gpu-arch-unsupported"
+    built = first('    assert SM89_ENABLED, "SM89 kernel is not available. Make sure you GPUs with compute '
+                  'capability 8.9."\n')
+    assert built.code == "gpu-arch-unsupported" and "SM89" in built.title
+    amd = first("Created device /device:GPU:0 with 15089 MB memory:  -> device: 0, name: Vega 20, pci bus id: 0000:26\n"
+                "2024 E tensorflow/core/common_runtime/gpu/gpu_device.cc] no CUDA-capable device is detected\n")
+    assert amd.code == "no-nvidia-gpu" and "Vega 20" in amd.title
+
+
+def test_kernel_module_refused_or_not_probing_the_gpu():
+    assert first("Kernel module load error: Operation not permitted\n").code == "driver-not-loaded"
+    probe = first("[  166.261422] nvidia: probe of 0000:01:00.0 failed with error -1\n"
+                  "[  166.261517] NVRM: The NVIDIA probe routine failed for 1 device(s).\n")
+    assert probe.code == "driver-not-loaded" and "probe" in probe.title
+
+
+def test_an_index_beyond_an_embedding_is_the_programs_data():
+    f = first("InvalidArgumentError: indices[127,2] = 5388 is not in [0, 5388) "
+              "[[{{node embedding_1/embedding_lookup}}]]\n")
+    assert f.code == "not-environment"
