@@ -40,6 +40,7 @@ class ContextRule:
     value: Optional[Pattern[str]] = None
     evidence: Dict[str, Pattern[str]] = field(default_factory=dict)
     requires: Dict[str, Pattern[str]] = field(default_factory=dict)  # facts that must also be there, matching
+    requires_any: Tuple[Dict[str, Pattern[str]], ...] = ()  # alternatives: one of these groups must match too
     unless: Tuple[str, ...] = ()  # facts that put the log in another context
     from_facts: bool = False  # the facts alone establish the cause: a finding is made when no line named one
     severity: Optional[str] = None  # what the re-read finding costs, when not its code's usual severity
@@ -47,13 +48,20 @@ class ContextRule:
 
     def context(self, facts: Dict[str, Any]) -> Optional[Tuple[str, str]]:
         """(fact, value) that puts a log in this context, or None."""
-        if any(name in facts for name in self.unless) or not all(
-                name in facts and pattern.fullmatch(str(facts[name])) for name, pattern in self.requires.items()):
+        def holds(group: Dict[str, Pattern[str]]) -> bool:
+            return all(name in facts and pattern.fullmatch(str(facts[name])) for name, pattern in group.items())
+
+        if (any(name in facts for name in self.unless) or not holds(self.requires)
+                or (self.requires_any and not any(holds(group) for group in self.requires_any))):
             return None
         for name in self.facts:
             if name in facts and (self.value is None or self.value.fullmatch(str(facts[name]))):
                 return name, str(facts[name])
         return None
+
+    def required_facts(self) -> List[str]:
+        """The facts `requires` and `requires_any` name: the evidence of a finding made from the facts alone."""
+        return [*self.requires, *(name for group in self.requires_any for name in group)]
 
     def covers(self, finding: Finding) -> bool:
         return finding.code in self.codes and all(
@@ -74,7 +82,9 @@ def load_rules() -> Tuple[ContextRule, ...]:
             title=e.get("title", ""), detail=e.get("detail", ""), fix=tuple(e.get("fix", ())),
             value=re.compile(e["value"]) if "value" in e else None,
             evidence={k: re.compile(v) for k, v in e.get("evidence", {}).items()},
-            requires={k: re.compile(v) for k, v in e.get("requires", {}).items()}, unless=tuple(e.get("unless", ())),
+            requires={k: re.compile(v) for k, v in e.get("requires", {}).items()},
+            requires_any=tuple({k: re.compile(v) for k, v in group.items()} for group in e.get("requires_any", ())),
+            unless=tuple(e.get("unless", ())),
             from_facts=bool(e.get("from_facts", False)), severity=e.get("severity"),
             source=e["source"]))
     return tuple(rules)
@@ -108,7 +118,7 @@ def apply_context(findings: List[Finding], facts: Dict[str, Any]) -> List[Findin
         if not covered:
             if rule.from_facts:  # no line names the cause: the facts themselves are the evidence
                 out.insert(0, _finding(rule, {**facts, "original": "no error line names it"},
-                                       {**seen, **{k: str(facts[k]) for k in rule.requires}}))
+                                       {**seen, **{k: str(facts[k]) for k in rule.required_facts() if k in facts}}))
             continue
         first = out[covered[0]]
         values = {**facts, **{k: v for k, v in first.evidence.items() if isinstance(v, (str, int))},

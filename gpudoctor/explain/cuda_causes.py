@@ -207,6 +207,7 @@ def reread_cudnn_major(findings: List[Finding], facts: Dict[str, Any]) -> List[F
         renamed = (" (cuDNN 9 split libcudnn_ops_infer/cnn_infer into other libraries)"
                    if stated.startswith("9") and wanted == "8" else "")
         said = facts.get("cudnn_stated") or facts.get("env_cudnn")
+        from_torch = not (said or listed)  # only the torch build in the log says which cuDNN is there
         seen = (f"the log says cuDNN {stated} is installed" if said
                 else f"the loader cache (ldconfig -p) lists cuDNN {stated} only" if listed
                 else f"the torch {torch_cudnn[0]} in the log bundles cuDNN {stated} (compat/pytorch.toml)")
@@ -218,15 +219,15 @@ def reread_cudnn_major(findings: List[Finding], facts: Dict[str, Any]) -> List[F
                  if wanted == "8" else "")
         fix = [f"Install cuDNN {wanted} next to it for this program{wheel}, or your distribution's cuDNN {wanted} "
                f"package; or use a release of the program built for cuDNN {stated.split('.')[0]}."]
-        if not (said or listed):  # the cuDNN comes with torch: the two packages must agree on one major
+        if from_torch:  # the cuDNN comes with torch: the two packages must agree on one major
             fix.append(f"Or pair the two packages on one cuDNN major: a torch release whose build bundles cuDNN {wanted} "
                        f"(`gpudoctor compat torch VERSION` lists each build's cuDNN), or the other package's release "
                        f"built for cuDNN {stated.split('.')[0]}.")
         out.append(replace(make_finding("cudnn-version-mismatch", detail, fix=fix,
                                         evidence={**f.evidence, "cudnn_stated": stated, "reread_from": f.code},
-                                        title=(f"cuDNN {stated} is installed; the program needs cuDNN {wanted}"
-                                               if said or listed else f"torch {torch_cudnn[0]} brings cuDNN {stated}; "
-                                               f"the program needs cuDNN {wanted}")),
+                                        title=(f"torch {torch_cudnn[0]} brings cuDNN {stated}" if from_torch
+                                               else f"cuDNN {stated} is installed")
+                                        + f"; the program needs cuDNN {wanted}"),
                            caused_by=f.caused_by))
     return out
 
