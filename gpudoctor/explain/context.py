@@ -44,6 +44,7 @@ class ContextRule:
     unless: Tuple[str, ...] = ()  # facts that put the log in another context
     from_facts: bool = False  # the facts alone establish the cause: a finding is made when no line named one
     severity: Optional[str] = None  # what the re-read finding costs, when not its code's usual severity
+    later_minor_of: Tuple[str, ...] = ()  # (device, built): capabilities, the first a later minor of the second's major
     source: str = ""
 
     def context(self, facts: Dict[str, Any]) -> Optional[Tuple[str, str]]:
@@ -63,9 +64,24 @@ class ContextRule:
         """The facts `requires` and `requires_any` name: the evidence of a finding made from the facts alone."""
         return [*self.requires, *(name for group in self.requires_any for name in group)]
 
-    def covers(self, finding: Finding) -> bool:
-        return finding.code in self.codes and all(
-            pattern.fullmatch(str(finding.evidence.get(key, ""))) for key, pattern in self.evidence.items())
+    def covers(self, finding: Finding, facts: Dict[str, Any]) -> bool:
+        if finding.code not in self.codes or not all(
+                pattern.fullmatch(str(finding.evidence.get(key, ""))) for key, pattern in self.evidence.items()):
+            return False
+        if self.later_minor_of:
+            device, built = ({**facts, **finding.evidence}.get(name) for name in self.later_minor_of)
+            return _later_minor_same_major(str(device or ""), str(built or ""))
+        return True
+
+
+def _later_minor_same_major(device: str, built: str) -> bool:
+    """CUDA's binary compatibility: a cubin for compute capability X.y runs on X.z for every z >= y."""
+    try:
+        (device_major, device_minor), (built_major, built_minor) = (
+            tuple(int(part) for part in cc.split(".")) for cc in (device, built))
+    except ValueError:
+        return False
+    return device_major == built_major and device_minor >= built_minor
 
 
 @lru_cache(maxsize=1)
@@ -86,7 +102,7 @@ def load_rules() -> Tuple[ContextRule, ...]:
             requires_any=tuple({k: re.compile(v) for k, v in group.items()} for group in e.get("requires_any", ())),
             unless=tuple(e.get("unless", ())),
             from_facts=bool(e.get("from_facts", False)), severity=e.get("severity"),
-            source=e["source"]))
+            later_minor_of=tuple(e.get("later_minor_of", ())), source=e["source"]))
     return tuple(rules)
 
 
@@ -103,18 +119,18 @@ def apply_context(findings: List[Finding], facts: Dict[str, Any]) -> List[Findin
     out = list(findings)
     for rule in load_rules():
         context = rule.context(facts)
-        named = [f for f in out if f.code == rule.becomes and f.caused_by is None and not rule.covers(f)]
+        named = [f for f in out if f.code == rule.becomes and f.caused_by is None and not rule.covers(f, facts)]
         if context is None or any(f.severity == Severity.ERROR for f in named):
             continue  # no context, or a line already names the cause as an error
         if named:
             # the cause named only as a warning (a +cpu wheel alone may be meant) is what an error this rule
             # covers proves: the re-read finding replaces it, so the log still has one finding for one cause
-            if not any(f.severity == Severity.ERROR and f.caused_by is None and rule.covers(f) for f in out):
+            if not any(f.severity == Severity.ERROR and f.caused_by is None and rule.covers(f, facts) for f in out):
                 continue
             absorbed = {id(f) for f in named}
             out = [f for f in out if id(f) not in absorbed]
         seen = {"context": {context[0]: context[1]}}
-        covered = [i for i, f in enumerate(out) if f.caused_by is None and rule.covers(f)]
+        covered = [i for i, f in enumerate(out) if f.caused_by is None and rule.covers(f, facts)]
         if not covered:
             if rule.from_facts:  # no line names the cause: the facts themselves are the evidence
                 out.insert(0, _finding(rule, {**facts, "original": "no error line names it"},
