@@ -37,7 +37,8 @@ MAX_TEXT = 400  # characters of the first matching line kept as evidence
 GENERIC_SIGNATURES = ("cuda-error-table", "tf-cudart-stub-no-runtime", "jax-unable-to-load-cuda")
 # Findings a CUDA error explains only when they are found with it (e.g. 100 after no driver).
 DRIVER_CAUSES = ("driver-not-loaded", "device-nodes-missing", "uvm-not-loaded", "libcuda-missing",
-                 "nvml-driver-mismatch", "no-visible-gpu", "gpu-memory-full", "gpu-arch-unsupported")
+                 "nvml-driver-mismatch", "no-visible-gpu", "gpu-memory-full", "gpu-arch-unsupported",
+                 "gpu-unavailable")  # (a GPU lost from the bus fails every later call: CUDA_ERROR_UNKNOWN, ...)
 
 
 @dataclass

@@ -40,6 +40,9 @@ POETRY_SIGNATURE = "poetry-no-installation-candidates"
 INTEL_MAC_LAST = (2, 2)
 # Packages long published for Linux (and macOS) only: on Windows "from versions: none" is the OS.
 LINUX_FIRST = ("jax", "vllm", "triton", "deepspeed", "flash-attn", "flash_attn")
+# CUDA builds published under their own name (onnxruntime-gpu, paddlepaddle-gpu, cupy-cuda12x, nvidia-*): NVIDIA has
+# published no CUDA for macOS since 10.2, so on a Mac none of them has a file whatever the Python
+CUDA_ONLY_PACKAGE_RE = re.compile(r"[-_]gpu$|cuda|^nvidia-")
 # ==X, or an upper bound (<=X, <X): the release asked for is X or older
 PINNED_RE = re.compile(r"^(?:===?|<=?)\s*(?P<version>\d+(?:\.\d+)*)")
 
@@ -270,6 +273,7 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
             out.append(f)
             continue
         other_platform = (str(facts.get("conda_platform", "")).startswith("osx") or "macos" in pkg
+                          or ("macos_platform" in facts and bool(CUDA_ONLY_PACKAGE_RE.search(pkg)))
                           or ("windows_platform" in facts and pkg.startswith(LINUX_FIRST)))
         wheel_platform = ("macOS on Apple silicon" if facts.get("apple_silicon")
                           else "Windows, 64-bit runtime" if facts.get("python_runtime_bits") and "windows_platform" in facts

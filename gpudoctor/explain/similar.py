@@ -52,7 +52,10 @@ FAILURE_RE = re.compile(
 # Placeholders that only say a tool could not look (collect_env's "Could not collect"), and lines that say
 # themselves that they are no error (TensorFlow's "Executor start aborting (this does not indicate an error ...").
 # (a training metric such as "Minibatch error: 85.9%" is a number the program prints, not a failure)
+# (nor is a reporter's sentence that the program runs despite a message: "appears to run in spite of this error")
 NOT_A_FAILURE_RE = re.compile(r"could not collect|does not indicate an error|you can (?:safely )?ignore this"
+                              r"|\b(?:in spite of|despite)\b[^.]*\b(?:error|warning|message)"
+                              r"|\b(?:does not|doesn't|did not|didn't) (?:impact|affect) (?:usage|the (?:run|result|training))"
                               r"|\b(?:minibatch|batch|validation|val|test|train(?:ing)?|eval|top-?\d)[ _]error(?: rate)?"
                               r"\s*[:=]\s*[\d.]+\s*%?",
                               re.IGNORECASE)

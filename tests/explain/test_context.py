@@ -30,7 +30,8 @@ def test_every_rule_is_sourced_and_names_catalogued_codes():
     assert all(r.source.startswith(("https://docs.nvidia.com/", "https://www.tensorflow.org/", "https://pytorch.org/",
                                     "https://docs.jax.dev/", "https://docs.docker.com/", "https://rocm.docs.amd.com/",
                                     "https://docs.python.org/", "https://pve.proxmox.com/pve-docs/",
-                                    "https://github.com/facebookresearch/xformers#", "https://opennmt.net/CTranslate2/"))
+                                    "https://github.com/facebookresearch/xformers#", "https://opennmt.net/CTranslate2/",
+                                    "https://github.com/huggingface/accelerate/blob/main/docs/"))
                for r in rules)
 
 

@@ -28,7 +28,7 @@ def test_gradient_boosting_libraries_built_without_gpu_are_cpu_builds():
 def test_an_extension_not_compiled_with_gpu_support_was_built_without_cuda():
     f = first("  File \"/home/user/detectron2/detectron2/layers/roi_align.py\", line 58, in forward\n"
               "RuntimeError: Not compiled with GPU support")
-    assert f.code == "extension-cuda-mismatch"
+    assert f.code == "cpu-only-build" and "extension" in f.title  # an extension without its CUDA kernels
     assert any("CUDA_HOME" in step for step in f.fix)
     # XGBoost's wording is its own CPU build, not an extension's
     assert first("XGBoostError: XGBoost version not compiled with GPU support.").code == "cpu-only-build"
@@ -172,9 +172,9 @@ def test_taichi_and_warp_without_libcuda_name_the_driver_library():
     assert first("Warp CUDA error: Could not open libcuda.so.").code == "libcuda-missing"
 
 
-def test_the_trainers_bf16_refusal_is_the_gpu_generation():
+def test_the_trainers_bf16_refusal_is_the_runs_precision_setting():
     f = first("ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0")
-    assert f.code == "gpu-arch-unsupported" and any("fp16=True" in step for step in f.fix)
+    assert f.code == "not-environment" and any("fp16=True" in step for step in f.fix)
 
 
 def test_an_old_pin_asked_through_another_package_is_the_python():
