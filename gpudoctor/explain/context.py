@@ -22,6 +22,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from ..codes import CATALOG, make_finding
+from ..compat.queries import arch_entries_run_on
 from ..model import Finding, Severity
 from .templates import render, render_all
 
@@ -70,18 +71,9 @@ class ContextRule:
             return False
         if self.later_minor_of:
             device, built = ({**facts, **finding.evidence}.get(name) for name in self.later_minor_of)
-            return _later_minor_same_major(str(device or ""), str(built or ""))
+            # CUDA's binary compatibility: kernels for X.y run on X.z for every z >= y (the tables' own rule)
+            return bool(arch_entries_run_on([str(built or "")], str(device or "")))
         return True
-
-
-def _later_minor_same_major(device: str, built: str) -> bool:
-    """CUDA's binary compatibility: a cubin for compute capability X.y runs on X.z for every z >= y."""
-    try:
-        (device_major, device_minor), (built_major, built_minor) = (
-            tuple(int(part) for part in cc.split(".")) for cc in (device, built))
-    except ValueError:
-        return False
-    return device_major == built_major and device_minor >= built_minor
 
 
 @lru_cache(maxsize=1)
