@@ -10,6 +10,7 @@ that won (`locate` listing a conda cudatoolkit's libcublasLt, `ldd` resolving li
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any, Dict, List
 
@@ -20,10 +21,63 @@ from .cuda_causes import as_list
 SIBLING_SIGNATURES = ("cublas-foreign-cublaslt", "foreign-nvjitlink")
 
 
+# the library that failed, as its path shows it: one of torch's nvidia-* wheels, or a conda environment's lib folder
+WHEEL_LIB_RE = re.compile(r"(?:site|dist)-packages/(?:torch/lib/\.\./\.\./)?nvidia/\w+/lib/lib\w+\.so")
+CONDA_LIB_RE = re.compile(r"/(?:(?:ana|mini)conda\d?|miniforge\d?|mambaforge|micromamba|conda|envs/[^/\s]+)(?:/bin/\.\.)?/lib/lib\w+\.so")
+
+
+def _stated_older_cuda(f: Finding, facts: Dict[str, Any]) -> str:
+    """A system CUDA the log states (CUDA version: 12.2, nvcc), of the same major but older than the symbol needs."""
+    need_major, need_minor = str(f.evidence.get("need_major") or ""), str(f.evidence.get("need_minor") or "")
+    for stated in (facts.get("cuda_found"), facts.get("cuda_stated")):
+        m = re.match(r"(\d+)\.(\d+)", str(stated or ""))
+        if m and need_minor.isdigit() and m.group(1) == need_major and int(m.group(2)) < int(need_minor):
+            return m.group(0)
+    return ""
+
+
+def _reread_without_the_copy(f: Finding, facts: Dict[str, Any]) -> Finding:
+    """foreign-nvjitlink when the log does not show the copy that won, but shows where the two come from."""
+    text = str(f.evidence.get("text") or "")
+    lib = f.evidence.get("lib")
+    stated = _stated_older_cuda(f, facts)
+    if stated and WHEEL_LIB_RE.search(text):
+        # pytorch/pytorch#111469: the system CUDA's lib64 on LD_LIBRARY_PATH comes before torch's nvidia-* wheels
+        return replace(make_finding(
+            "multiple-cuda-installs",
+            f"{f.detail} The failing {lib} is from the nvidia-* wheels that torch installs, and the log states a system "
+            f"CUDA {stated}: that toolkit's older libnvJitLink, on LD_LIBRARY_PATH, is found before the wheel's own.",
+            evidence={**f.evidence, "reread_from": f.code, "system_cuda": stated},
+            fix=[f"Take CUDA {stated}'s lib64 folder off LD_LIBRARY_PATH for this program (`echo $LD_LIBRARY_PATH`; "
+                 "remove /usr/local/cuda*/lib64 from it in ~/.bashrc or the job script), so the wheel's libnvJitLink "
+                 "is found.", *f.fix],
+            severity=Severity.ERROR,
+            title=f"The system CUDA {stated}'s libnvJitLink is loaded before the one torch's wheels need"),
+            caused_by=f.caused_by)
+    if f.evidence.get("signature") == "foreign-nvjitlink" and CONDA_LIB_RE.search(text):
+        # rapidsai/deployment#487: libcusparse from the nvidia channel beside an older libnvjitlink in one environment
+        return replace(make_finding(
+            "conflicting-packages",
+            f"{f.detail} Both libraries are the conda environment's own: its CUDA library packages come from different "
+            f"CUDA releases (often a newer {lib} from one channel beside an older libnvjitlink from another).",
+            evidence={**f.evidence, "reread_from": f.code},
+            fix=["See which releases the environment mixes: `conda list | grep -i -e cusparse -e nvjitlink -e cuda-version` "
+                 "and the channel of each.",
+                 "Bring them to one CUDA release from one channel: `conda install -c conda-forge libnvjitlink libcusparse "
+                 "cuda-version=<major.minor>` (the version of the newer library), or recreate the environment with "
+                 "RAPIDS' install command, which pins them together."],
+            severity=Severity.ERROR,
+            title=f"The conda environment mixes CUDA library releases: {lib} is newer than its libnvJitLink"),
+            caused_by=f.caused_by)
+    return f
+
+
 def reread_shadowed_siblings(findings: List[Finding], facts: Dict[str, Any]) -> List[Finding]:
     copies = as_list(facts.get("cuda_lib_copy"))
     if not copies:
-        return findings
+        return [_reread_without_the_copy(f, facts)
+                if f.code == "cuda-version-mismatch" and f.evidence.get("signature") in SIBLING_SIGNATURES else f
+                for f in findings]
     out = []
     for f in findings:
         if f.code != "cuda-version-mismatch" or f.evidence.get("signature") not in SIBLING_SIGNATURES:
