@@ -26,6 +26,9 @@ UNNAMED_LIBRARIES = "tf-cannot-dlopen-gpu-libraries"
 LOADER_SIGNATURES = ("tf-dso-loader-missing", "tf-dso-loader-quoted", "shared-object-missing", "cannot-find-library",
                      "unable-to-load-any-of", "cudnn-sublib-missing", "ctranslate2-library-not-found")
 NOT_TOOLKIT = ("cudnn", "nccl", "")
+# CUPTI's CUDA 11 sonames change with each minor (libcupti.so.11.4) while only 11.8's ships as a wheel: no route
+# is named for it, its own fix (sonames.toml) says where the toolkit keeps it
+NO_INSTALL_ROUTE = ("cupti",)
 _CUDA_IN_PATH = re.compile(r"cuda[-_/]?v?(\d+\.\d+)", re.IGNORECASE)
 _CUDART = re.compile(r"^libcudart\.so\.(\d+\.\d+)$")
 
@@ -133,6 +136,8 @@ def _steps_without_cuda_version(library: str, major: str) -> List[str]:
 def library_install_steps(ev: Dict[str, Any], facts: Dict[str, Any]) -> List[str]:
     """How to install the library of one finding, by era; [] when the log does not tell enough."""
     library, major = ev.get("library") or "", str(ev.get("major") or "")
+    if library in NO_INSTALL_ROUTE:
+        return []
     cuda = ev.get("cuda_version") or facts.get("tf_cuda") or facts.get("torch_cuda")
     if str(cuda).lower() == "none":  # "CUDA used to build PyTorch: None": a CPU build
         cuda = None
@@ -281,13 +286,16 @@ def _merged(cuda: str, members: List[Finding], facts: Dict[str, Any]) -> Finding
         detail += (" The log shows CUDA " + "; ".join(f"{v} ({where})" for v, where in found)
                    + f": another CUDA version does not serve it, because each soname carries its version.")
     fix = and_cuda_step(facts) if framework == "tensorflow" else []
-    fix += cuda_install_steps(cuda, [lib for lib in libraries if lib != "cudnn"] + (["cudnn"] if cudnn else []),
-                              env_kind(facts), cudnn_major=str(cudnn.get("major")) if cudnn else None)
+    routed = [lib for lib in libraries if lib not in ("cudnn", *NO_INSTALL_ROUTE)] + (["cudnn"] if cudnn else [])
+    if routed:
+        fix += cuda_install_steps(cuda, routed, env_kind(facts), cudnn_major=str(cudnn.get("major")) if cudnn else None)
+    else:  # CUPTI alone: where the toolkit keeps it
+        fix += [step for m in members for step in m.fix if step not in fix]
     fix += driver_note(cuda, facts)
     if found and framework == "tensorflow":
         fix += _tensorflow_for(found[0][0])
-    fix.append(f"If CUDA {cuda} is already on disk (`ls -d /usr/local/cuda-{cuda}*`), put its lib64 folder on "
-               "LD_LIBRARY_PATH instead.")
+    fix.append(f"If CUDA {cuda} is already on disk (`ls -d /usr/local/cuda-{cuda}*`), put its lib64 folder"
+               + (" (CUPTI: extras/CUPTI/lib64)" if "cupti" in libraries else "") + " on LD_LIBRARY_PATH instead.")
     code = "cuda-version-mismatch" if found else ("cudnn-missing" if all(l == "cudnn" for l in libraries)
                                                    else "cuda-library-missing")
     evidence = dict(members[0].evidence, sonames=sonames, cuda_version=cuda, needs=needed,

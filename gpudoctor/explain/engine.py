@@ -91,6 +91,8 @@ class Explainer:
         self.hits: Dict[Tuple[str, str], Hit] = {}
         self.facts: Dict[str, Any] = {}
         self.notes: Dict[str, Note] = {}
+        # optional libraries found missing, kept so that a log which turns out to need them can read them again
+        self.optional_misses: List[Tuple[Signature, Dict[str, Optional[str]], int, str, str]] = []
 
     @property
     def keywords(self) -> List[str]:
@@ -158,7 +160,8 @@ class Explainer:
                     self.feed_text(joined, lineno)
                     break
 
-    def _match(self, sig: Signature, groups: Dict[str, Optional[str]], lineno: int, line: str) -> None:
+    def _match(self, sig: Signature, groups: Dict[str, Optional[str]], lineno: int, line: str,
+               required: bool = False) -> None:
         values: Dict[str, Any] = {k: v.strip() for k, v in groups.items() if v}
         if sig.kind == "fact":
             for k, v in values.items():
@@ -184,7 +187,8 @@ class Explainer:
                 return  # the match is not about the GPU stack after all
             values.update(extra)
         code = values.pop("_code", None) or sig.code
-        if values.pop("_optional", False):
+        if values.pop("_optional", False) and not required:
+            self.optional_misses.append((sig, groups, lineno, line, str(values.get("soname") or "")))
             wanted = values.get("wanted")
             meaning = (f"{values.get('soname')} is missing, so the optional {wanted} cannot be loaded; nothing needs it."
                        if wanted and wanted != values.get("soname")
@@ -221,7 +225,16 @@ class Explainer:
         note.count += 1
 
     # -- diagnosis --------------------------------------------------------------------
+    def _require_profiler_libraries(self) -> None:
+        """CUPTI is optional until the program profiles: then its absence is what the profiler fails on."""
+        for sig, groups, lineno, line, soname in self.optional_misses:
+            if soname.lower().startswith(("libcupti", "cupti")):
+                self.notes.pop(f"optional:{soname}", None)
+                self._match(sig, groups, lineno, line, required=True)
+
     def diagnose(self) -> Diagnosis:
+        if self.facts.get("profiler_used"):
+            self._require_profiler_libraries()
         hits = self._fold_generic(list(self.hits.values()))
         findings = [self._finding(h) for h in hits]
         findings = _link_causes(findings, hits)

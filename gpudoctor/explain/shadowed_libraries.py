@@ -27,7 +27,8 @@ CONDA_LIB_RE = re.compile(r"/(?:(?:ana|mini)conda\d?|miniforge\d?|mambaforge|mic
 
 
 def _stated_older_cuda(f: Finding, facts: Dict[str, Any]) -> str:
-    """A system CUDA the log states (CUDA version: 12.2, nvcc), of the same major but older than the symbol needs."""
+    """A system CUDA the log states (CUDA version: 12.2, nvcc), of the same major but older than the symbol needs
+    (nvJitLink's versioned symbols name the release: __nvJitLinkComplete_12_4)."""
     need_major, need_minor = str(f.evidence.get("need_major") or ""), str(f.evidence.get("need_minor") or "")
     for stated in (facts.get("cuda_found"), facts.get("cuda_stated")):
         m = re.match(r"(\d+)\.(\d+)", str(stated or ""))
@@ -37,22 +38,27 @@ def _stated_older_cuda(f: Finding, facts: Dict[str, Any]) -> str:
 
 
 def _reread_without_the_copy(f: Finding, facts: Dict[str, Any]) -> Finding:
-    """foreign-nvjitlink when the log does not show the copy that won, but shows where the two come from."""
+    """A sibling symbol missing when the log does not show the copy that won, but shows where the two come from."""
     text = str(f.evidence.get("text") or "")
-    lib = f.evidence.get("lib")
-    stated = _stated_older_cuda(f, facts)
-    if stated and WHEEL_LIB_RE.search(text):
-        # pytorch/pytorch#111469: the system CUDA's lib64 on LD_LIBRARY_PATH comes before torch's nvidia-* wheels
+    lib = f.evidence.get("lib") or "torch's CUDA library"
+    sibling = "libcublasLt" if f.evidence.get("signature") == "cublas-foreign-cublaslt" else "libnvJitLink"
+    if WHEEL_LIB_RE.search(text):
+        # the wheel's own sibling sits in the same nvidia/*/lib folder tree and satisfies it: the one that answered came
+        # from another copy found first (pytorch/pytorch#111469, #91067: a system CUDA or conda cudatoolkit)
+        stated = _stated_older_cuda(f, facts)
+        where = (f"the log states a system CUDA {stated}, whose older {sibling}" if stated
+                 else f"an older {sibling} from outside the wheels (a system CUDA's lib64, a conda cudatoolkit, an image's CUDA)")
         return replace(make_finding(
             "multiple-cuda-installs",
-            f"{f.detail} The failing {lib} is from the nvidia-* wheels that torch installs, and the log states a system "
-            f"CUDA {stated}: that toolkit's older libnvJitLink, on LD_LIBRARY_PATH, is found before the wheel's own.",
-            evidence={**f.evidence, "reread_from": f.code, "system_cuda": stated},
-            fix=[f"Take CUDA {stated}'s lib64 folder off LD_LIBRARY_PATH for this program (`echo $LD_LIBRARY_PATH`; "
-                 "remove /usr/local/cuda*/lib64 from it in ~/.bashrc or the job script), so the wheel's libnvJitLink "
-                 "is found.", *f.fix],
+            f"{f.detail} The failing {lib} is from the nvidia-* wheels that torch installs, which carry their own "
+            f"{sibling}; {where}, on LD_LIBRARY_PATH or preloaded, is found before it.",
+            evidence={**f.evidence, "reread_from": f.code, **({"system_cuda": stated} if stated else {})},
+            fix=[f"Find the copy that wins: `ldconfig -p | grep {sibling}` and `echo $LD_LIBRARY_PATH`; take that folder"
+                 + (f" (CUDA {stated}'s lib64)" if stated else "") + " off LD_LIBRARY_PATH for this program (in ~/.bashrc, "
+                 "the job script or the image's ENV), so the wheel's own copy is found.", *f.fix],
             severity=Severity.ERROR,
-            title=f"The system CUDA {stated}'s libnvJitLink is loaded before the one torch's wheels need"),
+            title=(f"The system CUDA {stated}'s {sibling} is loaded before the one torch's wheels need" if stated
+                   else f"Another copy of {sibling} is loaded before the one torch's wheels ship")),
             caused_by=f.caused_by)
     if f.evidence.get("signature") == "foreign-nvjitlink" and CONDA_LIB_RE.search(text):
         # rapidsai/deployment#487: libcusparse from the nvidia channel beside an older libnvjitlink in one environment

@@ -57,12 +57,17 @@ NOT_A_FAILURE_RE = re.compile(r"could not collect|does not indicate an error|you
                               r"|\b(?:in spite of|despite)\b[^.]*\b(?:error|warning|message)"
                               r"|\b(?:does not|doesn't|did not|didn't) (?:impact|affect) (?:usage|the (?:run|result|training))"
                               r"|\b(?:minibatch|batch|validation|val|test|train(?:ing)?|eval|top-?\d)[ _]error(?: rate)?"
-                              r"\s*[:=]\s*[\d.]+\s*%?",
+                              r"\s*[:=]\s*[\d.]+\s*%?"
+                              # "Is the below output an issue ...?": the reporter asks whether the lines below matter
+                              r"|^\s*(?:is|are|should|can|could|does|do)\b[^:]*\b(?:issue|problem|error|warning)s?\b[^:]*\?\s*$",
                               re.IGNORECASE)
 # A reporter's sentence that announces an error pasted elsewhere ("When I run it, I get the following error:")
 # names no failure itself: only a line that carries the message does.
 ANNOUNCES_AN_ERROR_RE = re.compile(
-    r"^(?=.*\b(?:I|we|I'm|I've|we're|we've)\b)[^:]*\b(?:error|errors|exception|traceback|message)\b[^:]*:?\s*$",
+    r"^(?=.*\b(?:I|we|I'm|I've|we're|we've)\b)[^:]*\b(?:error|errors|exception|traceback|message)\b[^:]*:?\s*$"
+    # "and got the error :", "getting this error:" with no subject: the sentence leads into the error, is not one
+    r"|^[^:]{0,40}\b(?:got|get|gets|getting|see|saw|seeing|receive[ds]?|receiving|encounter(?:ed|ing)?|obtain(?:ed)?)"
+    r"\b[^:]*\b(?:error|errors|exception|traceback|message)\b\s*:?\s*$",
     re.IGNORECASE)
 # ... and only for a log about the GPU stack: a failing web request resembles nothing here.
 GPU_STACK_RE = re.compile(r"cuda|gpu|nvidia|cudnn|cublas|nccl|nvcc|nvml|libcu|torch|tensorflow|jax|xla|tensorrt",

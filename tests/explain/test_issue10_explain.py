@@ -58,7 +58,7 @@ def test_blackwell_gpu_on_an_old_build_is_told_the_cu128_index():
     # a gcc newer than nvcc accepts: the newest gcc it takes, as a package to install beside
     ("extensions/gcc-later-than-6-matlab.log", "host-compiler-unsupported", ["gcc newer than 6"], "gcc-6 g++-6"),
     # a foreign libcublasLt before torch's: put the cuBLAS wheel's own folder first
-    ("torch-libs/cublaslt-hshmatmul-lipzh5.log", "cuda-version-mismatch", [], "nvidia.cublas.lib"),
+    ("torch-libs/cublaslt-hshmatmul-lipzh5.log", "multiple-cuda-installs", ["libcublasLt"], "nvidia.cublas.lib"),
 ])
 def test_first_finding_names_the_versions_and_the_command_that_aligns_them(log, code, in_title, in_fix):
     rc, report = explain_json(CORPUS / log)

@@ -1,10 +1,14 @@
 """Readings added in stop 27, from the blind sets independent88-93 (headless rendering, HPC schedulers, model
-servers, tabular ML, prebuilt images and CI, threads in Korean, Japanese and Russian): the driver's graphics
+servers, tabular ML, prebuilt images and CI, threads in Korean, Japanese and Russian) and independent94-99
+(profilers, virtual machines, R and Julia, protein models, other frameworks, video pipelines): the driver's graphics
 libraries (OptiX, EGL, Vulkan) on a host and in a container, CUDA-OpenGL interop under WSL 2, CUDA used while an
 image is built, tensorflow beside tensorflow-gpu, servers compiled for one GPU architecture, RAPIDS' minimum GPU,
 libnvJitLink shadowed by a stated system CUDA or mixed in a conda environment, and program mistakes that name no
-GPU (a pybind call, a Triton model configuration, an unreachable gRPC server). Each reading is checked next to the
-log that must not get it."""
+GPU (a pybind call, a Triton model configuration, an unreachable gRPC server); CUPTI when the log profiles, the
+performance counters an administrator must allow, NVTX, the open kernel modules Blackwell needs, the nvidia runtime
+without a GPU request, NVDEC's driver library, R's torch, CUDA.jl, CuArrays, MindSpore's and MegEngine's checks,
+OpenCV without CUDA, conda's platform builds, extensions of another Python, Windows' missing DLLs, damaged
+libraries, DALI on Windows. Each reading is checked next to the log that must not get it."""
 
 from __future__ import annotations
 
@@ -117,9 +121,11 @@ def test_nvjitlink_shadowed_by_a_stated_older_system_cuda_is_two_copies():
     f = first("- **CUDA version**: 12.2\n" + NVJITLINK.format(path=WHEEL))
     assert f.code == "multiple-cuda-installs" and "12.2" in f.title
     assert any("LD_LIBRARY_PATH" in step for step in f.fix)
-    # a stated CUDA as new as the symbol, or none, leaves the reading as it was
-    assert first("- **CUDA version**: 12.6\n" + NVJITLINK.format(path=WHEEL)).code == "cuda-version-mismatch"
-    assert first(NVJITLINK.format(path=WHEEL)).code == "cuda-version-mismatch"
+    # a stated CUDA as new as the symbol is not named as the copy that won; without the wheel's path the log
+    # does not say where the two copies are, and the release found is what it reads
+    f = first("- **CUDA version**: 12.6\n" + NVJITLINK.format(path=WHEEL))
+    assert f.code == "multiple-cuda-installs" and "12.6" not in f.title
+    assert first(NVJITLINK.format(path="/opt/libs")).code == "cuda-version-mismatch"
 
 
 def test_nvjitlink_older_than_libcusparse_inside_one_conda_environment_is_mixed_packages():
@@ -147,4 +153,134 @@ def test_containers_named_by_pyxis_github_actions_and_nvidia_docker():
     assert first("/home/runner/work/_temp/e57682ae.sh: line 1: " + smi).code != "container-no-gpu-access"
     pyxis = "srun -p gpu --container-name=cuda-11.4.2 --gpus=1 --pty zsh\n./rtx: Optix Error: 'Library not found'\n"
     assert first(pyxis).code == "container-no-gpu-access"
-    assert explain_text("$ nvidia-docker run --rm img\n").facts.get("docker_run_gpus") == "nvidia-docker run"
+    # nvidia-docker's wrapper is a container, not a GPU request (nvidia-docker 2 is --runtime=nvidia)
+    egl = "$ nvidia-docker run --rm img\nterminate called after throwing an instance of 'std::runtime_error'\n  what():  Error EGL_BAD_PARAMETER\n"
+    assert first(egl).code == "container-no-gpu-access"
+    # ... while the host's own driver failing under nvidia-docker stays the host's
+    smi = ("$ nvidia-docker run --rm nvidia/cuda nvidia-smi\nNVIDIA-SMI has failed because it couldn't communicate with "
+           "the NVIDIA driver. Make sure that the latest NVIDIA driver is installed and running.\n")
+    assert first(smi).code != "container-no-gpu-access"
+
+
+CUPTI = ("W dso_loader.cc:64] Could not load dynamic library 'libcupti.so.11.4'; dlerror: libcupti.so.11.4: cannot open "
+         "shared object file: No such file or directory; LD_LIBRARY_PATH: /usr/local/cuda-11.5/targets/x86_64-linux/lib/\n")
+
+
+def test_cupti_is_optional_until_the_log_profiles():
+    assert not [f for f in explain_text(CUPTI).findings if f.severity != Severity.INFO]
+    assert any(n.id.startswith("optional:libcupti") for n in explain_text(CUPTI).notes)
+    f = first("with tf.profiler.experimental.Profile('logdir'):\n" + CUPTI)
+    assert f.code == "cuda-version-mismatch" and "11.4" in f.title and "11.5" in f.title
+    # CUPTI's CUDA 11 sonames change with each minor: no wheel or conda command is offered for them
+    assert not any("pip install" in step or "conda install" in step for step in f.fix)
+    assert any("extras/CUPTI" in step for step in f.fix)
+    searched = first("$ locate libcupti.so\n/usr/local/cuda-11.5/targets/x86_64-linux/lib/libcupti.so.11.5\n" + CUPTI)
+    assert searched.code == "cuda-version-mismatch"
+
+
+def test_profiler_counters_restricted_to_admins_are_a_note_not_an_error():
+    for line in ("E cupti_tracer.cc:1307] function cupti_interface_->Subscribe( &subscriber_, (CUpti_CallbackFunc)"
+                 "ApiCallback, this)failed with error CUPTI_ERROR_INSUFFICIENT_PRIVILEGES\n",
+                 "and got the error :\nERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU "
+                 "Performance Counters on the target device 0.\n"):
+        result = explain_text(line)
+        assert not [f for f in result.findings if f.severity != Severity.INFO], line
+        assert any(n.id == "benign-profiler-counters-restricted" for n in result.notes)
+
+
+def test_an_older_cupti_before_torchs_own_and_nvtx_missing():
+    f = first("ImportError: ~/.local/lib/python3.10/site-packages/torch/lib/libtorch_cpu.so: undefined symbol: "
+              "cuptiActivityEnableDriverApi, version libcupti.so.12\n")
+    assert f.code == "multiple-cuda-installs" and "libcupti.so.12" in f.title
+    f = first("ImportError: libnvToolsExt.so.1: cannot open shared object file: No such file or directory\n")
+    assert f.code == "cuda-library-missing" and "NVTX" in f.detail + f.title
+
+
+def test_a_gpu_that_needs_the_open_kernel_modules_is_the_node_driver_even_on_kubernetes():
+    line = "NVRM: The NVIDIA GPU 0000:01:00.0 (PCI ID: 10de:2c3a) installed in this system requires use of the NVIDIA open kernel modules.\n"
+    assert first(line).code == "driver-not-loaded" and "open kernel modules" in first(line).title
+    assert first("kubectl describe node gpu-1 (k8s)\n" + line).code == "driver-not-loaded"
+
+
+def test_the_nvidia_runtime_without_a_gpu_request():
+    error = ("what():  OpenCV(4.5.4) memory.hpp:54: error: (-217:Gpu API call) no CUDA-capable device is detected in "
+             "function 'ManagedPtr'\n")
+    run = "sudo docker run --runtime=nvidia -it -e NVIDIA_DRIVER_CAPABILITIES=all ubuntu_opencv ./DeepSortTest\n"
+    f = first(run + error)
+    assert f.code == "container-no-gpu-access" and f.evidence["context_rule"] == "nvidia-runtime-without-visible-devices"
+    for asks in ("sudo docker run --runtime=nvidia -e NVIDIA_VISIBLE_DEVICES=all ubuntu_opencv ./DeepSortTest\n",
+                 "sudo docker run --runtime=nvidia -it nvidia/cuda:11.8.0-base-ubuntu22.04 ./DeepSortTest\n"):
+        assert first(asks + error).evidence.get("context_rule") != "nvidia-runtime-without-visible-devices"
+
+
+def test_nvdec_without_the_drivers_video_library():
+    line = "[h264_cuvid @ 0x1ec8780] Cannot load libnvcuvid.so.1\n"
+    f = first(line)
+    assert f.code == "libcuda-missing" and "libnvcuvid.so.1" in f.title
+    f = first(line + "Further, libnvcuvid.so.1 is nowhere to be found on the container's filesystem.\n")
+    assert f.code == "container-no-gpu-access" and "video" in f.detail
+
+
+def test_other_front_ends_say_which_cuda_they_lack():
+    cases = {"Cuda 11.0 detected but torch only supports: cpu, 10.1, 10.2, 9.2\n": "cuda-version-mismatch",
+             "Error in lantern_install_libs(version, type, path, install_config) :\n  The 11.4 installation type is "
+             "currently unsupported.\n": "cuda-version-mismatch",
+             "Error: CUDA driver 8.0.0 is not compatible with any supported CUDA toolkit (11.4.4, 11.5.2)\n": "driver-too-old",
+             "WARNING: could not find CUDNN, its functionality will be unavailable\n": "cudnn-missing",
+             "OSError: MindSpore version 1.0.0 and cuda version 10.0 does not match,\n": "cuda-version-mismatch",
+             "RuntimeError: assertion `CUDNN_VERSION == cudnnGetVersion()' failed at handle.cpp:58\nextra message: cudnn "
+             "version mismatch: compiled with 8101; detected 8204 at runtime\n": "cudnn-version-mismatch"}
+    for log, code in cases.items():
+        assert first(log).code == code, log
+
+
+def test_jax_backends_other_than_cuda_and_deepstreams_first_engine_build_are_harmless():
+    for log in ("xla_bridge.py:841] Unable to initialize backend 'tpu': INTERNAL: Failed to open libtpu.so: libtpu.so: "
+                "cannot open shared object file: No such file or directory\n",
+                "Is the below output an issue during execution startup, ie 'unable to initialize backend tpu_driver'?\n"
+                "I0820 xla_bridge.py:353] Unable to initialize backend 'tpu_driver': NOT_FOUND: Unable to find driver "
+                "in registry given worker: \n",
+                "ERROR: Deserialize engine failed because file path: /opt/ds/model_b1_gpu0_fp32.engine open error\n"):
+        assert not [f for f in explain_text(log).findings if f.severity != Severity.INFO], log
+    # the CUDA backend failing is not harmless
+    assert codes("Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices.\n")
+
+
+def test_builds_platforms_and_damaged_files():
+    cases = {"cv2.error: OpenCV(4.12.0-dev) private.cuda.hpp:112: error: (-213:The function/feature is not implemented) "
+             "The called functionality is disabled for current build or platform in function 'throw_no_cuda'\n": "cpu-only-build",
+             'InvalidSpec: The package "nvidia/linux-64::cuda-compiler==12.5.0=0" is not available for the specified '
+             "platform\n": "no-matching-build",
+             "ImportError: Python version mismatch: module was compiled for Python 3.6, but the interpreter version is "
+             "incompatible: 3.7.5 (default, Feb 23 2021, 13:22:40)\n": "python-unsupported",
+             'crashes and produces error: "The program cant start because cublas_64_70.dll" and "...curand64_70.dll is '
+             'missing from your computer".\n': "dll-load-failed",
+             "import cntk fails: /usr/local/cuda/lib64/libcudnn.so.6: file too short\n": "cudnn-missing",
+             "_catboost.CatboostError: json_helper.h:194: Error: change of option metrics is unimplemented for task "
+             "type GPU and was not default in previous run\n": "not-environment"}
+    for log, code in cases.items():
+        assert first(log).code == code, log
+
+
+def test_dali_on_native_windows_and_only_there():
+    placeholder = ("The installation of nvidia-dali-cuda120 for version 1.44.0 failed.\n"
+                   "This is a special placeholder package which downloads a real wheel package.\n")
+    f = first(placeholder + "Python Version: CPython 3.11.9 Operating System: Windows 10 CPU Architecture: AMD64\n")
+    assert f.code == "platform-unsupported" and "nvidia-dali-cuda120" in f.title
+    assert "platform-unsupported" not in codes(placeholder + "Operating System: Linux CPU Architecture: x86_64\n")
+
+
+def test_torch_wheel_libraries_resolving_another_copy_are_two_copies():
+    wheel = ("OSError: /opt/conda/lib/python3.7/site-packages/torch/lib/../../nvidia/cublas/lib/libcublas.so.11: symbol "
+             "cublasLtGetStatusString version libcublasLt.so.11 not defined in file libcublasLt.so.11 with link time "
+             "reference\n")
+    f = first(wheel)
+    assert f.code == "multiple-cuda-installs" and "libcublasLt" in f.title
+    bare = ("libcublas.so.11: undefined symbol: cublasLtGetStatusString, version libcublasLt.so.11\n")
+    assert first(bare).code == "cuda-version-mismatch"
+
+
+def test_a_stated_toolkit_in_prose_is_read_against_a_missing_soname():
+    missing = ("Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared "
+               "object file: No such file or directory\n")
+    assert first("I first installed cuda toolkit 12.3 in windows side\n" + missing).code == "cuda-version-mismatch"
