@@ -76,7 +76,7 @@ def test_every_signature_fix_template_names_real_packages():
 # One or more sonames (Linux) and DLL names (Windows) for every family of sonames.toml, in every era.
 FAMILY_SAMPLES = LOG_SONAMES + [
     "libnvidia-ml.so.1", "libcusolverMg.so.11", "libnpp.so.12", "libnvjpeg.so.12", "libnvrtc-builtins.so.12",
-    "libcupti.so.11.8", "libcupti.so.12", "libnvToolsExt.so.1", "libnvinfer_plugin.so.8", "libnvvm.so", "nvcuda.dll", "nvml.dll", "cudart64_110.dll", "cudart64_101.dll", "nvrtc-builtins64_116.dll",
+    "libcupti.so.11.8", "libcupti.so.12", "libnvToolsExt.so.1", "libcustatevec.so.1", "libnvinfer_plugin.so.8", "libnvvm.so", "nvcuda.dll", "nvml.dll", "cudart64_110.dll", "cudart64_101.dll", "nvrtc-builtins64_116.dll",
     "cudart64_92.dll", "cudart64_12.dll", "cudart64_13.dll", "cublas64_11.dll", "cublasLt64_12.dll", "cublas64_10.dll",
     "cublas64_13.dll", "cudnn64_7.dll", "cudnn64_8.dll", "cudnn_ops_infer64_8.dll", "cudnn64_9.dll", "cufft64_10.dll",
     "cufft64_11.dll", "curand64_10.dll", "cusolver64_11.dll", "cusparse64_12.dll", "nvinfer64_8.dll",

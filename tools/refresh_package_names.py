@@ -43,7 +43,8 @@ FIX_NAMES = re.compile(
     r"tensorflow-intel|tf-nightly|tf-keras|jax|jaxlib|jax-cuda\d+-(?:plugin|pjrt)|cupy|cupy-cuda\w+|"
     r"tensorrt(?:-[a-z0-9-]+)?|onnxruntime-gpu|ninja|pynvml|triton|paddlepaddle-gpu|cuda-python|numba|xgboost|"
     r"mmcv|mmcv-full|bitsandbytes|tensorflow-rocm|flash-attn|mamba-ssm|causal-conv1d|vllm|pytorch3d|auto-gptq|"
-    r"exllamav2|flashinfer-python|sageattention|torch-tensorrt|natten|torchcodec|ultralytics|triton-windows|numpy)$")
+    r"exllamav2|flashinfer-python|sageattention|torch-tensorrt|natten|torchcodec|ultralytics|triton-windows|numpy|"
+    r"fbgemm-gpu|torchrec|taichi)$")
 PLACEHOLDER_SUMMARY = re.compile(r"fake package|placeholder|^deprecated: use |defensive-hold", re.I)
 # A name whose newest release was replaced by an installer that raises (tensorflow-gpu 2.12.0:
 # "Removed: please install tensorflow instead"): older releases are real, so the name stays, but a

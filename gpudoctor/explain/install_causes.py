@@ -40,6 +40,11 @@ POETRY_SIGNATURE = "poetry-no-installation-candidates"
 INTEL_MAC_LAST = (2, 2)
 # Packages long published for Linux (and macOS) only: on Windows "from versions: none" is the OS.
 LINUX_FIRST = ("jax", "vllm", "triton", "deepspeed", "flash-attn", "flash_attn")
+# Packages published as Linux wheels only (no sdist either), so "from versions: none" for them says the platform
+# whatever the Python: triton's README ("Supported Platforms: Linux"), FBGEMM's install guide (Linux builds of
+# fbgemm-gpu and fbgemm-gpu-cpu), qiskit-aer's README (the GPU simulator ships for x86_64 Linux only), vllm's
+# installation guide (Linux only).
+LINUX_ONLY = ("triton", "fbgemm-gpu", "fbgemm_gpu", "qiskit-aer-gpu", "qiskit_aer_gpu", "vllm")
 # CUDA builds published under their own name (onnxruntime-gpu, paddlepaddle-gpu, cupy-cuda12x, nvidia-*): NVIDIA has
 # published no CUDA for macOS since 10.2, so on a Mac none of them has a file whatever the Python
 CUDA_ONLY_PACKAGE_RE = re.compile(r"[-_]gpu$|cuda|^nvidia-")
@@ -272,9 +277,13 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
         if facts.get("python_bits") or facts.get("python_dir_bits"):  # a 32-bit Python gets no framework wheel at all
             out.append(f)
             continue
+        linux_only = pkg.lower() in LINUX_ONLY or pkg.lower().startswith(("fbgemm-gpu", "fbgemm_gpu"))
         other_platform = (str(facts.get("conda_platform", "")).startswith("osx") or "macos" in pkg
-                          or ("macos_platform" in facts and bool(CUDA_ONLY_PACKAGE_RE.search(pkg)))
-                          or ("windows_platform" in facts and pkg.startswith(LINUX_FIRST)))
+                          or ("macos_platform" in facts and (bool(CUDA_ONLY_PACKAGE_RE.search(pkg)) or linux_only))
+                          or ("windows_platform" in facts and (pkg.startswith(LINUX_FIRST) or linux_only))
+                          # a Linux-only package that pip sees nothing of, with nothing that says Linux: the platform
+                          or (linux_only and "linux_x86_64" not in facts
+                              and str(f.evidence.get("versions", "")).strip() == "none"))
         wheel_platform = ("macOS on Apple silicon" if facts.get("apple_silicon")
                           else "Windows, 64-bit runtime" if facts.get("python_runtime_bits") and "windows_platform" in facts
                           else "Linux x86-64, 64-bit runtime" if facts.get("python_runtime_bits") and "linux_x86_64" in facts

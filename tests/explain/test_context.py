@@ -26,7 +26,8 @@ def test_every_rule_is_sourced_and_names_catalogued_codes():
                                           "gpu-memory-preallocated", "libcuda-missing", "conflicting-packages",
                                           "cpu-only-build", "no-nvidia-gpu", "driver-too-old", "cuda-library-missing",
                                           "gpu-memory-full", "invalid-device-ordinal", "framework-gpu-not-detected",
-                                          "invalid-visible-devices", "gpu-arch-unsupported", "not-environment"}
+                                          "invalid-visible-devices", "gpu-arch-unsupported", "not-environment",
+                                          "device-nodes-missing"}
     assert all(r.source.startswith(("https://docs.nvidia.com/", "https://www.tensorflow.org/", "https://pytorch.org/",
                                     "https://docs.jax.dev/", "https://docs.docker.com/", "https://rocm.docs.amd.com/",
                                     "https://docs.python.org/", "https://pve.proxmox.com/pve-docs/",

@@ -267,7 +267,8 @@ def test_dali_on_native_windows_and_only_there():
                    "This is a special placeholder package which downloads a real wheel package.\n")
     f = first(placeholder + "Python Version: CPython 3.11.9 Operating System: Windows 10 CPU Architecture: AMD64\n")
     assert f.code == "platform-unsupported" and "nvidia-dali-cuda120" in f.title
-    assert "platform-unsupported" not in codes(placeholder + "Operating System: Linux CPU Architecture: x86_64\n")
+    linux = explain_text(placeholder + "Operating System: Linux CPU Architecture: x86_64\n").findings
+    assert not [f for f in linux if f.evidence.get("context_rule") == "dali-on-native-windows"]
 
 
 def test_torch_wheel_libraries_resolving_another_copy_are_two_copies():
@@ -284,3 +285,75 @@ def test_a_stated_toolkit_in_prose_is_read_against_a_missing_soname():
     missing = ("Could not load dynamic library 'libcudart.so.11.0'; dlerror: libcudart.so.11.0: cannot open shared "
                "object file: No such file or directory\n")
     assert first("I first installed cuda toolkit 12.3 in windows side\n" + missing).code == "cuda-version-mismatch"
+
+
+def test_linux_only_packages_that_pip_finds_nothing_of_are_the_platform():
+    none = ("ERROR: Could not find a version that satisfies the requirement {pkg} (from versions: none)\n"
+            "ERROR: No matching distribution found for {pkg}\n")
+    for pkg, where in (("fbgemm-gpu==1.3.0", "(hllm) C:\\Windows\\system32>pip install fbgemm-gpu==1.3.0\n"),
+                       ("fbgemm-gpu-cpu", "installing on MacOS\n"), ("qiskit-aer-gpu", ""), ("triton", "")):
+        assert first(where + none.format(pkg=pkg)).code == "no-matching-build", pkg
+    # torch, which has wheels for every platform, still reads as the Python when one is stated
+    assert first("Python 3.13.0\n" + none.format(pkg="torch==1.13.1")).code == "python-unsupported"
+
+
+def test_machines_without_an_nvidia_gpu_named_by_their_owner_or_their_kernel():
+    assert first("RuntimeError: Found no NVIDIA driver on your system.\nMy laptop used Intel(R) Irish(R) Xe Graphics\n"
+                 ).code == "no-nvidia-gpu"
+    assert first("AssertionError: Torch not compiled with CUDA enabled\nMy PC is Intel R lris Xe Graphics ,help me\n"
+                 ).code == "no-nvidia-gpu"
+    f = first("modprobe: ERROR: could not insert 'nvidia': No such device\n"
+              "cudaGetDeviceCount failed no CUDA-capable device is detected\n")
+    assert f.code == "no-nvidia-gpu" and f.severity == Severity.ERROR
+    # the same CUDA check with an NVIDIA GPU named stays what it says
+    assert first("AssertionError: Torch not compiled with CUDA enabled\nMy PC is Intel UHD Graphics 630 plus an NVIDIA "
+                 "GeForce RTX 3060\n").code == "cpu-only-build"
+
+
+def test_docker_gpu_requests_on_a_mac_are_the_platform():
+    refused = 'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].\n'
+    f = first("my macbookpro is M1 chip.\nsudo docker run --gpus all -it melotts\n" + refused)
+    assert f.code == "platform-unsupported" and "Mac" in f.title
+    assert first("sudo docker run --gpus all -it melotts\n" + refused).code == "container-no-gpu-access"
+
+
+def test_device_permissions_and_exclusive_gpus():
+    f = first("$ nvidia-smi\nFailed to initialize NVML: Insufficient Permissions\n")
+    assert f.code == "device-nodes-missing" and any("usermod" in step for step in f.fix)
+    # inside a container that was given the GPU, it is still the devices' permissions, not a missing --gpus
+    assert first("podman run --rm --device nvidia.com/gpu=all ubuntu nvidia-smi -L\n"
+                 "Failed to initialize NVML: Insufficient Permissions\n").code == "device-nodes-missing"
+    both = ('user@host:~> sudo ~/venv/bin/python -c "import torch;print(torch.cuda.is_available())"\nTrue\n'
+            'user@host:~> ~/venv/bin/python -c "import torch;print(torch.cuda.is_available())"\nFalse\n')
+    assert first(both).code == "device-nodes-missing"
+    assert first('python -c "import torch;print(torch.cuda.is_available())"\nFalse\n').code != "device-nodes-missing"
+    f = first("F cuda_driver.cc:383] Check failed: CUDA_SUCCESS == dynload::cuCtxSetCurrent(context) (0 vs. 216)\n")
+    assert f.code == "gpu-unavailable" and "exclusive" in f.title
+
+
+def test_a_path_the_program_may_not_write_is_the_program_but_a_device_file_is_not():
+    assert first("PermissionError: [Errno 13] Permission denied: '/runtime'\n").code == "not-environment"
+    assert first("PermissionError: [Errno 13] Permission denied: '/dev/nvidia0'\n").code == "device-nodes-missing"
+
+
+def test_companion_and_simulator_libraries():
+    f = first("ERROR:root:Could not load the library 'fbgemm_gpu_py.so': /x/fbgemm_gpu/fbgemm_gpu_py.so: undefined "
+              "symbol: _ZN3tbb6detail2r117deallocate_memoryEPv\n")
+    assert f.code == "conflicting-packages" and "fbgemm_gpu" in f.title
+    assert first(">>> import torchrec\nFile fbgemm_gpu_py.so not found\n").code == "conflicting-packages"
+    assert first("ImportError: libcustatevec.so.1: cannot open shared object file: No such file or directory\n"
+                 ).code == "cuda-library-missing"
+    assert first("ImportError: Invalid simulator requested: custatevec_fp32\n").code == "cuda-library-missing"
+    f = first("[E llvm_context.cpp:178] Bitcode file (C:\\taichi\\core\\../lib/slim_libdevice.10.bc) not found.\n")
+    assert f.code == "libdevice-missing"
+    f = first("[E dynamic_loader.cpp:taichi::DynamicLoader::load_function@32] Function cuDeviceGetDefaultMemPool not found\n")
+    assert f.code == "driver-too-old" and "cuDeviceGetDefaultMemPool" in f.title
+
+
+def test_dnn_library_not_found_and_cuda_ipc_on_windows():
+    assert first("UNIMPLEMENTED: DNN library is not found.\n").code == "cudnn-version-mismatch"
+    f = first("RuntimeError: cuda runtime error (801) : operation not supported at C:\\w\\1\\s\\windows\\pytorch\\torch/"
+              "csrc/generic/StorageSharing.cpp:245\n")
+    assert f.code == "platform-unsupported" and any("num_workers=0" in step for step in f.fix)
+    # error 801 elsewhere is not the DataLoader's IPC
+    assert first("CUDA error 801: operation not supported\n").code != "platform-unsupported"
