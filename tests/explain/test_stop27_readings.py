@@ -21,6 +21,12 @@ def codes(text: str):
     return [f.code for f in explain_text(text).findings]
 
 
+def assert_first_codes(cases):
+    """Each log's first finding is the code it maps to."""
+    for log, code in cases.items():
+        assert first(log).code == code, log
+
+
 def test_optix_without_its_driver_library_is_the_driver_on_a_host_and_the_capability_in_a_container():
     host = "Optix call (optixInit()) failed with code 7804 (line 152)\n"
     f = first(host)
@@ -230,8 +236,7 @@ def test_other_front_ends_say_which_cuda_they_lack():
              "OSError: MindSpore version 1.0.0 and cuda version 10.0 does not match,\n": "cuda-version-mismatch",
              "RuntimeError: assertion `CUDNN_VERSION == cudnnGetVersion()' failed at handle.cpp:58\nextra message: cudnn "
              "version mismatch: compiled with 8101; detected 8204 at runtime\n": "cudnn-version-mismatch"}
-    for log, code in cases.items():
-        assert first(log).code == code, log
+    assert_first_codes(cases)
 
 
 def test_jax_backends_other_than_cuda_and_deepstreams_first_engine_build_are_harmless():
@@ -258,8 +263,7 @@ def test_builds_platforms_and_damaged_files():
              "import cntk fails: /usr/local/cuda/lib64/libcudnn.so.6: file too short\n": "cudnn-missing",
              "_catboost.CatboostError: json_helper.h:194: Error: change of option metrics is unimplemented for task "
              "type GPU and was not default in previous run\n": "not-environment"}
-    for log, code in cases.items():
-        assert first(log).code == code, log
+    assert_first_codes(cases)
 
 
 def test_dali_on_native_windows_and_only_there():
