@@ -361,3 +361,34 @@ def test_dnn_library_not_found_and_cuda_ipc_on_windows():
     assert f.code == "platform-unsupported" and any("num_workers=0" in step for step in f.fix)
     # error 801 elsewhere is not the DataLoader's IPC
     assert first("CUDA error 801: operation not supported\n").code != "platform-unsupported"
+
+
+def test_round_j_readings_and_their_neighbours():
+    assert_first_codes({
+        "nvidia-docker-plugin | 2017/09/18 Error: could not load NVML library\n": "libcuda-missing",
+        "NVIDIA-SMI couldn't find libnvidia-ml.so library in your system.\n": "libcuda-missing",
+        "ImportError: /x/warp_rnnt/_C.cpython-37m-x86_64-linux-gnu.so: undefined symbol: "
+        "_ZN6caffe28TypeMeta21_typeMetaDataInstanceIN3c107complexIfEEEEPKNS_6detail12TypeMetaDataEv\n": "conflicting-packages",
+        "[F] /k2/csrc/device_guard.h:66:static int32_t k2::DeviceGuard::GetDevice() k2 compiled without CUDA support\n":
+            "cpu-only-build",
+        "AssertionError: PyTorch is built with CUDA version: 11.7.\nThe current running CUDA version is: 10.2.89\n":
+            "extension-cuda-mismatch",
+        "My cuda version was 10.1\nImportError: libcublas.so.10.0: cannot open shared object file: No such file or "
+        "directory\n": "cuda-version-mismatch",
+        "I got the error message 'Fail to find the dnn implementation'.\n": "cudnn-version-mismatch",
+        "GPU available: True, used: False\n": "not-environment",
+        "UserWarning: Failed to import torchrl C++ binaries. Some modules (eg, prioritized replay buffers) may not work "
+        "with your installation.\n": "conflicting-packages",
+        "RuntimeError: cuda runtime error (2) : out of memory at /x/aten/src/THC/generic/THCStorage.cu:58\n":
+            "gpu-memory-full",
+    })
+    # TensorRT's provider missing while ONNX Runtime retries with CUDA is harmless; the CPU fallback is not read as such
+    fallback = ("*************** EP Error ***************\nEP Error onnxruntime_pybind_state.cc:456 onnxruntime::python::"
+                "RegisterTensorRTPluginsAsCustomOps Please install TensorRT libraries as mentioned in the GPU requirement\n"
+                "Falling back to ['CUDAExecutionProvider', 'CPUExecutionProvider'] and retrying.\n")
+    assert not [f for f in explain_text(fallback).findings if f.severity != Severity.INFO]
+    assert any(n.id == "benign-onnxruntime-tensorrt-falls-back-to-cuda" for n in explain_text(fallback).notes)
+    # cuDNN failing to start for want of memory is the memory, not the cuDNN version
+    oom = ("E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\n"
+           "tensorflow.python.framework.errors_impl.UnknownError: Fail to find the dnn implementation.\n")
+    assert first(oom).code == "gpu-memory-preallocated"
