@@ -44,7 +44,7 @@ LINUX_FIRST = ("jax", "vllm", "triton", "deepspeed", "flash-attn", "flash_attn")
 # whatever the Python: triton's README ("Supported Platforms: Linux"), FBGEMM's install guide (Linux builds of
 # fbgemm-gpu and fbgemm-gpu-cpu), qiskit-aer's README (the GPU simulator ships for x86_64 Linux only), vllm's
 # installation guide (Linux only).
-LINUX_ONLY = ("triton", "fbgemm-gpu", "fbgemm_gpu", "qiskit-aer-gpu", "qiskit_aer_gpu", "vllm")
+LINUX_ONLY = ("triton", "fbgemm-gpu", "qiskit-aer-gpu", "vllm")  # names as pip normalises them (fbgemm-gpu-cpu too)
 # CUDA builds published under their own name (onnxruntime-gpu, paddlepaddle-gpu, cupy-cuda12x, nvidia-*): NVIDIA has
 # published no CUDA for macOS since 10.2, so on a Mac none of them has a file whatever the Python
 CUDA_ONLY_PACKAGE_RE = re.compile(r"[-_]gpu$|cuda|^nvidia-")
@@ -277,7 +277,8 @@ def reread_pip_failures(findings: List[Finding], facts: Dict[str, Any]) -> List[
         if facts.get("python_bits") or facts.get("python_dir_bits"):  # a 32-bit Python gets no framework wheel at all
             out.append(f)
             continue
-        linux_only = pkg.lower() in LINUX_ONLY or pkg.lower().startswith(("fbgemm-gpu", "fbgemm_gpu"))
+        name = pkg.lower().replace("_", "-")
+        linux_only = name in LINUX_ONLY or name.startswith("fbgemm-gpu-")
         other_platform = (str(facts.get("conda_platform", "")).startswith("osx") or "macos" in pkg
                           or ("macos_platform" in facts and (bool(CUDA_ONLY_PACKAGE_RE.search(pkg)) or linux_only))
                           or ("windows_platform" in facts and (pkg.startswith(LINUX_FIRST) or linux_only))

@@ -5,7 +5,9 @@ nvidia-cublas wheel's libcublas found an older libcublasLt first. The signatures
 release found not being the wheel's own (cuda-version-mismatch). When the same log also shows the copy
 that won (`locate` listing a conda cudatoolkit's libcublasLt, `ldd` resolving libnvJitLink to
 /usr/local/cuda-12.1/lib64), the cause is two copies of one library with the wrong one first
-(multiple-cuda-installs): that copy is what has to leave the search path.
+(multiple-cuda-installs): that copy is what has to leave the search path. The same holds when the failing
+library's path is one of the nvidia-* wheels, whose own sibling sits beside it; a conda environment's two libraries
+of different releases are mixed packages instead.
 """
 
 from __future__ import annotations
